@@ -1,0 +1,34 @@
+package dev.weir;
+
+/**
+ * The admission state of one flow rule (or of one origin under a {@code limit-app: other} rule).
+ *
+ * <p>{@link #tryAcquire} decides and counts in one atomic step, so that concurrent callers can never
+ * overshoot the count between a check and an increment. Its result is encoded in one {@code long}
+ * to keep the hot path free of allocation: {@code >= 0} means admitted (the value is a token that
+ * {@link #refund} understands); a negative value {@code r} means refused, with
+ * {@code -(r + 1)} nanoseconds until a permit is expected to be free ({@code 0} when unknown).
+ */
+abstract class FlowLimiter {
+
+  /** Encodes a refusal with its retry-after delay. */
+  static long refused(long retryAfterNanos) {
+    return -1L - Math.max(0L, retryAfterNanos);
+  }
+
+  /** Decodes the retry-after delay of a refusal. */
+  static long retryAfterNanos(long refusal) {
+    return -1L - refusal;
+  }
+
+  /** Admits and counts {@code permits}, or refuses; see the class comment for the encoding. */
+  abstract long tryAcquire(int permits, long now);
+
+  /** Gives back permits admitted with {@code token} when a later rule refused the same call. */
+  void refund(int permits, long token) {
+  }
+
+  /** Called when a call admitted by this limiter completes. */
+  void release(int permits) {
+  }
+}

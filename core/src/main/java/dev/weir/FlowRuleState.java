@@ -1,0 +1,99 @@
+package dev.weir;
+
+import dev.weir.rule.ControlBehavior;
+import dev.weir.rule.FlowGrade;
+import dev.weir.rule.FlowRule;
+import dev.weir.rule.FlowStrategy;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One flow rule with its admission state. The rule decides which calls it applies to
+ * ({@code limit-app}, {@code chain}) and which {@link FlowLimiter} counts them: one for
+ * {@code default} and for a named origin, one per origin for {@code other}.
+ *
+ * <p>Per-origin limiters are bounded by {@code maxOrigins}; origins beyond the bound share one
+ * overflow limiter (so unbounded caller identities cannot exhaust memory, nor escape the limit).
+ */
+final class FlowRuleState {
+
+  final FlowRule rule;
+  private final Engine engine;
+  private final @Nullable FlowLimiter shared;
+  private final @Nullable ConcurrentHashMap<String, FlowLimiter> perOrigin;
+  private volatile @Nullable FlowLimiter overflow;
+
+  FlowRuleState(FlowRule rule, Engine engine) {
+    this.rule = rule;
+    this.engine = engine;
+    boolean perOriginState = FlowRule.LIMIT_APP_OTHER.equals(rule.limitApp()) && rule.strategy() != FlowStrategy.RELATED;
+    this.shared = perOriginState ? null : newLimiter();
+    this.perOrigin = perOriginState ? new ConcurrentHashMap<>() : null;
+  }
+
+  boolean waits() {
+    return rule.grade() == FlowGrade.QPS && (rule.controlBehavior() == ControlBehavior.QUEUE
+        || rule.controlBehavior() == ControlBehavior.WARM_UP_QUEUE);
+  }
+
+  /** Returns the limiter that counts this call, or null when the rule does not apply to it. */
+  @Nullable FlowLimiter select(Entry entry, Set<String> namedOrigins) {
+    if (rule.strategy() == FlowStrategy.CHAIN && !rule.refResource().equals(entry.contextName)) {
+      return null;
+    }
+    String limitApp = rule.limitApp();
+    String origin = entry.origin;
+    if (FlowRule.LIMIT_APP_DEFAULT.equals(limitApp)) {
+      return shared;
+    }
+    if (FlowRule.LIMIT_APP_OTHER.equals(limitApp)) {
+      if (origin.isEmpty() || namedOrigins.contains(origin)) {
+        return null;
+      }
+      return perOrigin == null ? shared : limiterFor(origin);
+    }
+    return limitApp.equals(origin) ? shared : null;
+  }
+
+  private FlowLimiter limiterFor(String origin) {
+    ConcurrentHashMap<String, FlowLimiter> map = perOrigin;
+    FlowLimiter limiter = map.get(origin);
+    if (limiter != null) {
+      return limiter;
+    }
+    if (map.size() >= engine.maxOrigins) {
+      engine.overflow.origin(rule.resource(), origin);
+      FlowLimiter spill = overflow;
+      if (spill == null) {
+        synchronized (this) {
+          spill = overflow;
+          if (spill == null) {
+            overflow = spill = newLimiter();
+          }
+        }
+      }
+      return spill;
+    }
+    return map.computeIfAbsent(origin, o -> newLimiter());
+  }
+
+  private FlowLimiter newLimiter() {
+    long now = engine.clock.read();
+    long interval = rule.interval().toNanos();
+    if (rule.strategy() == FlowStrategy.RELATED) {
+      return new RelatedLimiter(engine.nodes, rule.refResource(), rule.grade(), rule.count());
+    }
+    if (rule.grade() == FlowGrade.THREADS) {
+      return new ConcurrencyLimiter(rule.count());
+    }
+    return switch (rule.controlBehavior()) {
+      case REJECT -> rule.exact() ? new ExactLimiter(interval, rule.count()) : new WindowLimiter(interval, rule.count(), now);
+      case QUEUE -> new PacingLimiter(interval, rule.count(), rule.maxQueueingTime().toNanos(), engine.clock, now);
+      case WARM_UP -> new WarmUpLimiter(interval, rule.count(), rule.warmUpPeriod().toNanos(), rule.coldFactor(), 0,
+          engine.clock, now);
+      case WARM_UP_QUEUE -> new WarmUpLimiter(interval, rule.count(), rule.warmUpPeriod().toNanos(),
+          rule.coldFactor(), rule.maxQueueingTime().toNanos(), engine.clock, now);
+    };
+  }
+}

@@ -1,0 +1,69 @@
+package dev.weir;
+
+import dev.weir.spi.Invocation;
+import dev.weir.spi.ProcessorSlot;
+import dev.weir.spi.SlotOrder;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Applies the resource's flow rules in order. Each applicable rule admits and counts atomically
+ * through its {@link FlowLimiter}; the permits taken are remembered in the entry so that they are
+ * refunded when a later rule or slot refuses the call, and released when it completes.
+ */
+final class FlowSlot extends ProcessorSlot {
+
+  private final EngineClock clock;
+
+  FlowSlot(EngineClock clock) {
+    this.clock = clock;
+  }
+
+  @Override
+  public int order() {
+    return SlotOrder.FLOW;
+  }
+
+  @Override
+  public @Nullable BlockException entry(Invocation invocation) {
+    Entry entry = (Entry) invocation;
+    FlowRuleSet set = entry.node.flow;
+    FlowRuleState[] states = set.states;
+    for (FlowRuleState state : states) {
+      FlowLimiter limiter = state.select(entry, set.namedOrigins);
+      if (limiter == null) {
+        continue;
+      }
+      long result = limiter.tryAcquire(entry.acquireCount, entry.startNanos);
+      if (result < 0) {
+        refund(entry);
+        return new FlowException(entry.resource, state.rule, FlowLimiter.retryAfterNanos(result));
+      }
+      entry.hold(limiter, result);
+    }
+    if (set.waits) {
+      entry.startNanos = clock.read(); // a queued call's response time starts when its slot comes
+    }
+    return null;
+  }
+
+  @Override
+  public void blocked(Invocation invocation, BlockException block) {
+    refund((Entry) invocation);
+  }
+
+  @Override
+  public void exit(Invocation invocation) {
+    Entry entry = (Entry) invocation;
+    for (int i = 0; i < entry.heldCount; i++) {
+      entry.held[i].release(entry.acquireCount);
+    }
+    entry.heldCount = 0;
+  }
+
+  private static void refund(Entry entry) {
+    for (int i = entry.heldCount - 1; i >= 0; i--) {
+      entry.held[i].refund(entry.acquireCount, entry.heldTokens[i]);
+    }
+    entry.heldCount = 0;
+  }
+}

@@ -1,0 +1,112 @@
+package dev.weir;
+
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.ToLongFunction;
+
+/**
+ * A sliding window of {@code sampleCount} time buckets covering {@code intervalNanos}, driven by the
+ * engine's ticker.
+ *
+ * <p>Bucket {@code i} covers {@code [i * bucketNanos, (i + 1) * bucketNanos)} and lives in slot
+ * {@code i mod sampleCount}. Writers find the bucket of "now" with one volatile read; when the slot
+ * still holds an older period the writer installs a fresh bucket with one CAS. A stale bucket is
+ * therefore never reset in place: it is replaced, so a reader never sees half-cleared counters and
+ * no writer ever waits on a lock.
+ *
+ * <p>Race: a writer may still be adding to a bucket at the moment another thread replaces it. The
+ * replaced bucket belongs to a period at least one whole window old for the replacing thread, so
+ * that count is outside every window read from then on; nothing in force is lost. Counts that must
+ * be conserved (total passed, blocked, ...) are kept apart in {@link StatisticNode}'s cumulative
+ * adders, which no rollover touches.
+ *
+ * <p>Time going backwards (a ticker that is not monotonic): by less than a window, the writer gets
+ * a detached bucket (its count is dropped from the window, never thrown); by a whole window or more,
+ * the slot is taken over by the older period, so statistics recover at once instead of freezing
+ * until the clock catches up.
+ */
+final class LeapArray {
+
+  private final int sampleCount;
+  private final long bucketNanos;
+  private final AtomicReferenceArray<StatBucket> buckets;
+
+  LeapArray(int sampleCount, long intervalNanos) {
+    if (sampleCount < 1 || intervalNanos % sampleCount != 0) {
+      throw new IllegalArgumentException("interval " + intervalNanos + "ns is not divisible into " + sampleCount + " buckets");
+    }
+    this.sampleCount = sampleCount;
+    this.bucketNanos = intervalNanos / sampleCount;
+    this.buckets = new AtomicReferenceArray<>(sampleCount);
+  }
+
+  long intervalNanos() {
+    return bucketNanos * sampleCount;
+  }
+
+  /** Returns the bucket that counts events at {@code now}. */
+  StatBucket current(long now) {
+    long index = Math.floorDiv(now, bucketNanos);
+    int slot = (int) Math.floorMod(index, (long) sampleCount);
+    while (true) {
+      StatBucket bucket = buckets.get(slot);
+      if (bucket != null && bucket.index == index) {
+        return bucket;
+      }
+      if (bucket == null || bucket.index < index || bucket.index - index >= sampleCount) {
+        StatBucket fresh = new StatBucket(index);
+        if (buckets.compareAndSet(slot, bucket, fresh)) {
+          return fresh;
+        }
+        // Another writer installed a bucket first: read the slot again.
+      } else {
+        return new StatBucket(index);
+      }
+    }
+  }
+
+  /** Returns the sum of {@code counter} over the buckets of the window that ends at {@code now}. */
+  long sum(long now, ToLongFunction<StatBucket> counter) {
+    long newest = Math.floorDiv(now, bucketNanos);
+    long sum = 0;
+    for (int i = 0; i < sampleCount; i++) {
+      StatBucket bucket = buckets.get(i);
+      if (bucket != null && inWindow(bucket, newest)) {
+        sum += counter.applyAsLong(bucket);
+      }
+    }
+    return sum;
+  }
+
+  /** Returns the smallest response time of the window, or {@code Long.MAX_VALUE} when none. */
+  long minRtNanos(long now) {
+    long newest = Math.floorDiv(now, bucketNanos);
+    long min = Long.MAX_VALUE;
+    for (int i = 0; i < sampleCount; i++) {
+      StatBucket bucket = buckets.get(i);
+      if (bucket != null && inWindow(bucket, newest)) {
+        min = Math.min(min, bucket.minRtNanos.get());
+      }
+    }
+    return min;
+  }
+
+  /**
+   * Returns the buckets of the window ending at {@code now}, oldest first; an element is null where
+   * the period had no traffic.
+   */
+  StatBucket[] window(long now) {
+    long newest = Math.floorDiv(now, bucketNanos);
+    StatBucket[] out = new StatBucket[sampleCount];
+    for (int i = 0; i < sampleCount; i++) {
+      StatBucket bucket = buckets.get(i);
+      if (bucket != null && inWindow(bucket, newest)) {
+        out[(int) (bucket.index - (newest - sampleCount + 1))] = bucket;
+      }
+    }
+    return out;
+  }
+
+  private boolean inWindow(StatBucket bucket, long newest) {
+    return bucket.index <= newest && bucket.index > newest - sampleCount;
+  }
+}

@@ -1,0 +1,56 @@
+package dev.weir;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code queue}: admissions spaced evenly, {@code interval / count} apart, in nanoseconds so that
+ * rates above 1000 per second stay exact. A call takes the next free slot (never earlier than now:
+ * idle time does not build up a burst) and waits for it, unless the wait would exceed
+ * {@code max-queueing-time}; then it is refused with the time until it would have fit.
+ *
+ * <p>The next free slot is one {@link AtomicLong}; reserving is a CAS, so no two calls get the same
+ * slot and waiting happens outside any lock. A reserved slot is not given back when a later rule
+ * refuses the call: the gap that leaves is at most one spacing.
+ *
+ * <p>No admitted call can leave the next slot further ahead than
+ * {@code max-queueing-time + cost}; a larger gap means the ticker went back, and the schedule
+ * restarts at the current reading instead of refusing until the clock catches up.
+ */
+final class PacingLimiter extends FlowLimiter {
+
+  private final double nanosPerPermit;
+  private final long maxQueueingNanos;
+  private final EngineClock clock;
+  private final AtomicLong nextFree;
+  private volatile long largestCost;
+
+  PacingLimiter(long intervalNanos, double count, long maxQueueingNanos, EngineClock clock, long now) {
+    this.nanosPerPermit = count == 0 ? Double.POSITIVE_INFINITY : intervalNanos / count;
+    this.maxQueueingNanos = maxQueueingNanos;
+    this.clock = clock;
+    this.nextFree = new AtomicLong(now);
+  }
+
+  @Override
+  long tryAcquire(int permits, long now) {
+    if (Double.isInfinite(nanosPerPermit)) {
+      return refused(0);
+    }
+    long cost = Math.max(1L, Math.round(permits * nanosPerPermit));
+    if (cost > largestCost) {
+      largestCost = cost;
+    }
+    while (true) {
+      long next = nextFree.get();
+      long slot = next - now < 0 || next - now > maxQueueingNanos + largestCost ? now : next;
+      long wait = slot - now;
+      if (wait > maxQueueingNanos) {
+        return refused(wait - maxQueueingNanos);
+      }
+      if (nextFree.compareAndSet(next, slot + cost)) {
+        clock.sleep(wait);
+        return 0;
+      }
+    }
+  }
+}

@@ -1,0 +1,32 @@
+package dev.weir;
+
+import dev.weir.rule.FlowGrade;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * {@code strategy: related}: refuses calls of this resource while another resource is at its
+ * count (its passes in the last second, or its calls inside). It only reads the other resource's
+ * live statistics; those calls are not checked by this rule, so this is a yielding signal, not an
+ * atomic bound.
+ */
+final class RelatedLimiter extends FlowLimiter {
+
+  private final NodeRegistry nodes;
+  private final String related;
+  private final FlowGrade grade;
+  private final double count;
+
+  RelatedLimiter(NodeRegistry nodes, String related, FlowGrade grade, double count) {
+    this.nodes = nodes;
+    this.related = related;
+    this.grade = grade;
+    this.count = count;
+  }
+
+  @Override
+  long tryAcquire(int permits, long now) {
+    @Nullable ResourceNode node = nodes.existing(related);
+    long used = node == null ? 0 : grade == FlowGrade.QPS ? node.passQps(now) : node.activeCalls();
+    return used + (grade == FlowGrade.QPS ? permits : 1) > count ? refused(0) : 0;
+  }
+}

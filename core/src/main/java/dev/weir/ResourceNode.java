@@ -1,0 +1,180 @@
+package dev.weir;
+
+import dev.weir.spi.ProcessorSlot;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Everything the engine keeps for one resource: statistics over all contexts together (second and
+ * minute windows, totals, blocks per rule kind), the per-context and per-origin statistics nodes,
+ * the rule states, and the slot chain compiled for this resource's rules.
+ *
+ * <p>The chain and rule sets are immutable arrays behind volatile fields: the hot path reads each
+ * once, and a rules replacement publishes new ones in one write.
+ */
+final class ResourceNode extends StatisticNode implements ResourceStatistics {
+
+  private static final long ONE_MINUTE = 60_000_000_000L;
+
+  final String name;
+  private final Engine engine;
+  final LeapArray minute = new LeapArray(60, ONE_MINUTE);
+  private final LongAdder[] blockedByKind = new LongAdder[BlockKind.values().length];
+  private final ConcurrentHashMap<String, StatisticNode> byContext = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, StatisticNode> byOrigin = new ConcurrentHashMap<>();
+
+  volatile FlowRuleSet flow = FlowRuleSet.EMPTY;
+  volatile ProcessorSlot[] chain;
+
+  ResourceNode(String name, Engine engine) {
+    super(engine.sampleCount);
+    this.name = name;
+    this.engine = engine;
+    for (int i = 0; i < blockedByKind.length; i++) {
+      blockedByKind[i] = new LongAdder();
+    }
+    this.chain = engine.chainFor(this);
+  }
+
+  @Override
+  void onPass(long now, int count) {
+    super.onPass(now, count);
+    minute.current(now).pass.add(count);
+  }
+
+  void onBlock(long now, int count, BlockKind kind) {
+    super.onBlock(now, count);
+    minute.current(now).block.add(count);
+    blockedByKind[kind.ordinal()].add(count);
+  }
+
+  @Override
+  void onComplete(long now, long rtNanos, int count, boolean error) {
+    super.onComplete(now, rtNanos, count, error);
+    StatBucket bucket = minute.current(now);
+    (error ? bucket.exception : bucket.success).add(count);
+    bucket.addRt(rtNanos);
+  }
+
+  /** The (context, resource) node, or null beyond the engine's bound of contexts. */
+  @Nullable StatisticNode contextNode(String context) {
+    StatisticNode node = byContext.get(context);
+    if (node != null) {
+      return node;
+    }
+    if (!engine.contexts.admit(context)) {
+      return null;
+    }
+    return byContext.computeIfAbsent(context, c -> new StatisticNode(engine.sampleCount));
+  }
+
+  /** The (resource, origin) node, or null beyond the bound of origins per resource. */
+  @Nullable StatisticNode originNode(String origin) {
+    StatisticNode node = byOrigin.get(origin);
+    if (node != null) {
+      return node;
+    }
+    if (byOrigin.size() >= engine.maxOrigins) {
+      engine.overflow.origin(name, origin);
+      return null;
+    }
+    return byOrigin.computeIfAbsent(origin, o -> new StatisticNode(engine.sampleCount));
+  }
+
+  Map<String, StatisticNode> contextNodes() {
+    return byContext;
+  }
+
+  Map<String, StatisticNode> originNodes() {
+    return byOrigin;
+  }
+
+  // ResourceStatistics: live readings at the engine's current time.
+
+  @Override
+  public String resource() {
+    return name;
+  }
+
+  @Override
+  public long passQps() {
+    return passQps(engine.clock.read());
+  }
+
+  @Override
+  public long blockQps() {
+    return blockQps(engine.clock.read());
+  }
+
+  @Override
+  public long successQps() {
+    return successQps(engine.clock.read());
+  }
+
+  @Override
+  public long exceptionQps() {
+    return exceptionQps(engine.clock.read());
+  }
+
+  @Override
+  public double avgRtMillis() {
+    return avgRtMillis(engine.clock.read());
+  }
+
+  @Override
+  public double minRtMillis() {
+    return minRtMillis(engine.clock.read());
+  }
+
+  @Override
+  public long passedLastMinute() {
+    return minute.sum(engine.clock.read(), b -> b.pass.sum());
+  }
+
+  @Override
+  public long blockedLastMinute() {
+    return minute.sum(engine.clock.read(), b -> b.block.sum());
+  }
+
+  @Override
+  public long totalPassed() {
+    return passed.sum();
+  }
+
+  @Override
+  public long totalBlocked() {
+    return blocked.sum();
+  }
+
+  @Override
+  public long totalBlocked(String ruleKind) {
+    for (BlockKind kind : BlockKind.values()) {
+      if (kind.tag.equals(ruleKind)) {
+        return blockedByKind[kind.ordinal()].sum();
+      }
+    }
+    throw new IllegalArgumentException("unknown rule kind '" + ruleKind + "'");
+  }
+
+  @Override
+  public long totalSucceeded() {
+    return succeeded.sum();
+  }
+
+  @Override
+  public long totalFailed() {
+    return failed.sum();
+  }
+
+  @Override
+  public long totalResponseTimeNanos() {
+    return rtNanosTotal.sum();
+  }
+
+  @Override
+  public String toString() {
+    return "ResourceNode{" + name + '}';
+  }
+}

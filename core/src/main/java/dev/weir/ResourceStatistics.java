@@ -1,0 +1,66 @@
+package dev.weir;
+
+/**
+ * Live statistics of one resource, over all contexts and origins. Rates ({@code ...Qps}) are counts
+ * over the last second of the engine's clock; totals count since the resource was first seen and
+ * never decrease. Every method reads the engine's counters at the time of the call; nothing is
+ * copied. Thread-safe.
+ *
+ * <p>Totals are conserved: {@code totalSucceeded() + totalFailed() + activeCalls() == totalPassed()}
+ * once no call is between entering and completing.
+ */
+public interface ResourceStatistics {
+
+  /** Returns the resource name. */
+  String resource();
+
+  /** Returns permits admitted in the last second. */
+  long passQps();
+
+  /** Returns permits refused in the last second. */
+  long blockQps();
+
+  /** Returns calls that completed without a recorded error in the last second. */
+  long successQps();
+
+  /** Returns calls that completed with a recorded error in the last second. */
+  long exceptionQps();
+
+  /** Returns the mean response time of calls completed in the last second, in milliseconds. */
+  double avgRtMillis();
+
+  /** Returns the smallest response time of the last second, in milliseconds; 0 when none. */
+  double minRtMillis();
+
+  /** Returns admitted calls inside the resource now. */
+  long activeCalls();
+
+  /** Returns permits admitted in the last minute. */
+  long passedLastMinute();
+
+  /** Returns permits refused in the last minute. */
+  long blockedLastMinute();
+
+  /** Returns all permits ever admitted. */
+  long totalPassed();
+
+  /** Returns all permits ever refused. */
+  long totalBlocked();
+
+  /**
+   * Returns all permits ever refused by rules of one kind.
+   *
+   * @param ruleKind {@code flow}, {@code degrade}, {@code param-flow}, {@code authority} or {@code system}
+   * @throws IllegalArgumentException for another kind
+   */
+  long totalBlocked(String ruleKind);
+
+  /** Returns all calls that completed without a recorded error. */
+  long totalSucceeded();
+
+  /** Returns all calls that completed with a recorded error. */
+  long totalFailed();
+
+  /** Returns the sum of the response times of all completed calls, in nanoseconds. */
+  long totalResponseTimeNanos();
+}

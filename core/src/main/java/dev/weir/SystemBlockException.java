@@ -1,0 +1,26 @@
+package dev.weir;
+
+import dev.weir.rule.Rule;
+import org.jspecify.annotations.Nullable;
+
+/** An inbound call refused by system protection. HTTP maps it to 429. */
+public final class SystemBlockException extends BlockException {
+
+  private static final long serialVersionUID = 1L;
+
+  /**
+   * Creates the exception.
+   *
+   * @param resource the refused resource
+   * @param rule the rule that refused it, or {@code null}
+   * @param retryAfterNanos nanoseconds until a permit is expected to be free; 0 when unknown
+   */
+  public SystemBlockException(String resource, @Nullable Rule rule, long retryAfterNanos) {
+    super(resource, rule, retryAfterNanos);
+  }
+
+  @Override
+  BlockKind kind() {
+    return BlockKind.SYSTEM;
+  }
+}

@@ -1,0 +1,293 @@
+package dev.weir;
+
+import dev.weir.rule.FlowRule;
+import dev.weir.spi.ProcessorSlot;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A flow-control engine: rules, statistics and the slot chain, with its own {@link Ticker}.
+ * Engines share nothing: two of them in one JVM never see each other's resources, rules or
+ * contexts. Thread-safe; build one with {@link #builder()} and keep it for the application's life.
+ *
+ * <p>Guard a call with {@link #entry(String)}; it either returns an {@link Entry} to close when
+ * the call completes, or throws a {@link BlockException} naming the rule that refused it:
+ * <pre>{@code
+ * Weir weir = Weir.builder().flowRules(List.of(FlowRule.qps("createOrder", 100))).build();
+ * try (Entry entry = weir.entry("createOrder")) {
+ *   // the call
+ * } catch (BlockException blocked) {
+ *   // refused; blocked.retryAfter() says when to try again
+ * }
+ * }</pre>
+ *
+ * <p>A call goes through the slots in order: node selection, statistics, authority, system,
+ * param-flow, flow, degrade (see {@link dev.weir.spi.SlotOrder}), plus any slot registered through
+ * {@link ServiceLoader} or {@link Builder#slot}. A refusal inside the chain is a return value; the
+ * exception is thrown once, here.
+ */
+public final class Weir implements AutoCloseable {
+
+  /** The name of the context of calls made outside any {@link ContextScope}. */
+  public static final String DEFAULT_CONTEXT = "weir_default_context";
+
+  private static final System.Logger LOG = System.getLogger(Weir.class.getName());
+
+  private final Engine engine;
+  private final RuleRegistry rules;
+  private final ThreadLocal<CallStack> stacks = ThreadLocal.withInitial(() -> new CallStack(this));
+
+  private Weir(Builder builder) {
+    List<ProcessorSlot> slots = new ArrayList<>();
+    this.engine = new Engine(builder.ticker, builder.sleeper, builder.sampleCount, builder.maxResources,
+        builder.maxContexts, builder.maxOriginsPerResource);
+    slots.add(new NodeSelectionSlot());
+    slots.add(new StatisticSlot(engine.inbound));
+    slots.add(new FlowSlot(engine.clock));
+    if (builder.loadServiceSlots) {
+      for (ProcessorSlot slot : ServiceLoader.load(ProcessorSlot.class, builder.classLoader)) {
+        slots.add(slot);
+      }
+    }
+    slots.addAll(builder.slots);
+    slots.sort(Comparator.comparingInt(ProcessorSlot::order));
+    engine.setSlots(slots);
+    this.rules = new RuleRegistry(engine);
+    if (!builder.flowRules.isEmpty()) {
+      rules.loadFlowRules(builder.flowRules);
+    }
+  }
+
+  /** Returns a builder with the defaults: system ticker, 2 buckets per second, 6000 resources. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Guards an outbound call of {@code resource} asking for one permit. */
+  public Entry entry(String resource) {
+    return entry(resource, EntryType.OUT, 1, (Object[]) null);
+  }
+
+  /** Guards a call of {@code resource} in direction {@code type}, asking for one permit. */
+  public Entry entry(String resource, EntryType type) {
+    return entry(resource, type, 1, (Object[]) null);
+  }
+
+  /**
+   * Guards a call.
+   *
+   * @param resource the resource name
+   * @param type the direction; system rules apply to {@link EntryType#IN} only
+   * @param acquireCount permits to take, at least 1
+   * @param args the call's arguments, for hot-parameter rules; may be null
+   * @return the entry to close when the call completes
+   * @throws BlockException when a rule refuses the call
+   */
+  public Entry entry(String resource, EntryType type, int acquireCount, Object @Nullable ... args) {
+    Objects.requireNonNull(resource, "resource");
+    Objects.requireNonNull(type, "type");
+    if (acquireCount < 1) {
+      throw new IllegalArgumentException("acquireCount must be at least 1, was " + acquireCount);
+    }
+    CallStack stack = stacks.get();
+    ResourceNode node = engine.nodes.forCall(resource);
+    Entry entry = stack.push(resource, node, type, acquireCount, args, engine.clock.read());
+    if (node == null) {
+      return entry; // beyond max-resources: unchecked, counted by the registry
+    }
+    ProcessorSlot[] chain = node.chain;
+    entry.chain = chain;
+    for (int i = 0; i < chain.length; i++) {
+      BlockException block = chain[i].entry(entry);
+      if (block != null) {
+        for (int j = i - 1; j >= 0; j--) {
+          chain[j].blocked(entry, block);
+        }
+        stack.discard(entry);
+        throw block;
+      }
+    }
+    for (ProcessorSlot slot : chain) {
+      slot.admitted(entry);
+    }
+    return entry;
+  }
+
+  /** Runs the exit of an admitted call: slots in reverse order. Called once per entry. */
+  void exit(Entry entry) {
+    entry.endNanos = engine.clock.read();
+    ProcessorSlot[] chain = entry.chain;
+    if (chain == null) {
+      return;
+    }
+    for (int i = chain.length - 1; i >= 0; i--) {
+      try {
+        chain[i].exit(entry);
+      } catch (RuntimeException e) {
+        LOG.log(Level.ERROR, "Slot " + chain[i].getClass().getName() + " failed on exit of " + entry.resource, e);
+      }
+    }
+  }
+
+  /**
+   * Enters a named context with a caller origin on this thread; close the scope to leave it.
+   *
+   * @param name the context name ({@code chain} rules match it)
+   * @param origin the caller's identity, or null/empty when unknown
+   */
+  public ContextScope enterContext(String name, @Nullable String origin) {
+    Objects.requireNonNull(name, "name");
+    return new ContextScope(stacks.get(), name, origin == null ? "" : origin);
+  }
+
+  /** Runs {@code action} inside a named context with a caller origin. */
+  public void runInContext(String name, @Nullable String origin, Runnable action) {
+    try (ContextScope scope = enterContext(name, origin)) {
+      action.run();
+    }
+  }
+
+  /** Calls {@code action} inside a named context with a caller origin and returns its result. */
+  public <T> T callInContext(String name, @Nullable String origin, Supplier<T> action) {
+    try (ContextScope scope = enterContext(name, origin)) {
+      return action.get();
+    }
+  }
+
+  /** Returns the rules of this engine, to read or replace at runtime. */
+  public RuleRegistry rules() {
+    return rules;
+  }
+
+  /** Returns the live statistics of {@code resource}, or null when it has not been seen. */
+  public @Nullable ResourceStatistics statistics(String resource) {
+    return engine.nodes.existing(resource);
+  }
+
+  /** Returns the names of the resources this engine has seen or has rules for. */
+  public Set<String> resources() {
+    return Set.copyOf(engine.nodes.names());
+  }
+
+  /** Returns calls that passed unchecked because their resource was beyond {@code max-resources}. */
+  public long uncheckedCalls() {
+    return engine.overflow.uncheckedCalls.sum();
+  }
+
+  /** Returns the engine's time source. */
+  public Ticker ticker() {
+    return engine.clock.ticker();
+  }
+
+  /** Releases the engine's background resources. Entries still open may be closed afterwards. */
+  @Override
+  public void close() {
+    // No background work yet: system-rule sampling, when configured, stops here.
+  }
+
+  /**
+   * Configures a {@link Weir}. Not thread-safe.
+   */
+  public static final class Builder {
+    private Ticker ticker = Ticker.system();
+    private Sleeper sleeper = Sleeper.system();
+    private int sampleCount = 2;
+    private int maxResources = 6000;
+    private int maxContexts = 2000;
+    private int maxOriginsPerResource = 1000;
+    private boolean loadServiceSlots = true;
+    private @Nullable ClassLoader classLoader = Weir.class.getClassLoader();
+    private final List<ProcessorSlot> slots = new ArrayList<>();
+    private List<FlowRule> flowRules = List.of();
+
+    private Builder() {
+    }
+
+    /** Sets the time source; tests pass one they drive. */
+    public Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    /** Sets how queued calls wait; tests pass one that advances their ticker. */
+    public Builder sleeper(Sleeper sleeper) {
+      this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+      return this;
+    }
+
+    /** Sets the buckets of the one-second statistics window; must divide 1,000,000,000 (default 2). */
+    public Builder sampleCount(int sampleCount) {
+      if (sampleCount < 1 || sampleCount > 1000 || 1_000_000_000 % sampleCount != 0) {
+        throw new IllegalArgumentException("sampleCount must be between 1 and 1000 and divide 1000000000, was "
+            + sampleCount);
+      }
+      this.sampleCount = sampleCount;
+      return this;
+    }
+
+    /** Sets how many resources without rules are tracked; further ones pass unchecked (default 6000). */
+    public Builder maxResources(int maxResources) {
+      this.maxResources = positive(maxResources, "maxResources");
+      return this;
+    }
+
+    /** Sets how many context names get statistics of their own (default 2000). */
+    public Builder maxContexts(int maxContexts) {
+      this.maxContexts = positive(maxContexts, "maxContexts");
+      return this;
+    }
+
+    /** Sets how many origins per resource get statistics and limiters of their own (default 1000). */
+    public Builder maxOriginsPerResource(int maxOrigins) {
+      this.maxOriginsPerResource = positive(maxOrigins, "maxOriginsPerResource");
+      return this;
+    }
+
+    /** Adds a slot to the chain of this engine. */
+    public Builder slot(ProcessorSlot slot) {
+      slots.add(Objects.requireNonNull(slot, "slot"));
+      return this;
+    }
+
+    /** Sets whether slots registered with {@link ServiceLoader} join the chain (default true). */
+    public Builder loadServiceSlots(boolean load) {
+      this.loadServiceSlots = load;
+      return this;
+    }
+
+    /** Sets the class loader that service slots are loaded from. */
+    public Builder classLoader(@Nullable ClassLoader classLoader) {
+      this.classLoader = classLoader;
+      return this;
+    }
+
+    /** Sets the flow rules in force when the engine starts; validated by {@link #build()}. */
+    public Builder flowRules(List<FlowRule> rules) {
+      this.flowRules = List.copyOf(rules);
+      return this;
+    }
+
+    /**
+     * Builds the engine.
+     *
+     * @throws dev.weir.rule.InvalidRulesException when the rules are invalid
+     */
+    public Weir build() {
+      return new Weir(this);
+    }
+
+    private static int positive(int value, String name) {
+      if (value < 1) {
+        throw new IllegalArgumentException(name + " must be at least 1, was " + value);
+      }
+      return value;
+    }
+  }
+}

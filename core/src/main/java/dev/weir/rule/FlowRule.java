@@ -1,0 +1,234 @@
+package dev.weir.rule;
+
+import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A flow rule: a rate ({@link FlowGrade#QPS}) or concurrency ({@link FlowGrade#THREADS}) limit on
+ * one resource. An immutable value; build one with {@link #builder(String)} and check it with
+ * {@link FlowRuleValidator} (the engine refuses invalid rules with {@link InvalidRulesException}).
+ *
+ * <p>The components mirror the YAML keys under {@code weir.flow[*]}. A null component passed to the
+ * canonical constructor is replaced by its default, so that partially filled rules can still be
+ * validated field by field.
+ *
+ * @param resource the guarded resource
+ * @param count the limit; {@code >= 0}, and {@code 0} refuses every call
+ * @param grade what is counted
+ * @param interval {@code QPS} only: the span that {@code count} applies to (default 1 s)
+ * @param exact {@code QPS} + {@code REJECT} only: never more than {@code count} admissions in any
+ *     span of length {@code interval}, at the cost of memory proportional to {@code count}
+ * @param controlBehavior what happens to calls above the rate
+ * @param warmUpPeriod warm-up behaviors: how long the rate takes to rise from cold to {@code count}
+ * @param coldFactor warm-up behaviors: the cold rate is {@code count / coldFactor}
+ * @param maxQueueingTime queue behaviors: the longest a call waits for its slot
+ * @param strategy which traffic the rule looks at
+ * @param refResource the other resource ({@code RELATED}) or the context name ({@code CHAIN})
+ * @param limitApp {@code default} (every caller together), {@code other} (each caller not named by
+ *     another rule of this resource, separately) or the name of one origin
+ * @param clusterMode whether {@code count} is shared by every instance of the application
+ */
+public record FlowRule(
+    String resource,
+    double count,
+    FlowGrade grade,
+    Duration interval,
+    boolean exact,
+    ControlBehavior controlBehavior,
+    Duration warmUpPeriod,
+    int coldFactor,
+    Duration maxQueueingTime,
+    FlowStrategy strategy,
+    @Nullable String refResource,
+    String limitApp,
+    boolean clusterMode)
+    implements Rule {
+
+  /** {@code limit-app} value: the rule applies to every caller, counted together. */
+  public static final String LIMIT_APP_DEFAULT = "default";
+
+  /** {@code limit-app} value: each origin that no other rule of the resource names, counted apart. */
+  public static final String LIMIT_APP_OTHER = "other";
+
+  /** Largest {@code count} an {@code exact} rule accepts: it keeps one timestamp per permit. */
+  public static final int EXACT_MAX_COUNT = 100_000;
+
+  /** Default of {@link #interval()}. */
+  public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(1);
+
+  /** Default of {@link #warmUpPeriod()}. */
+  public static final Duration DEFAULT_WARM_UP_PERIOD = Duration.ofSeconds(10);
+
+  /** Default of {@link #coldFactor()}. */
+  public static final int DEFAULT_COLD_FACTOR = 3;
+
+  /** Default of {@link #maxQueueingTime()}. */
+  public static final Duration DEFAULT_MAX_QUEUEING_TIME = Duration.ofMillis(500);
+
+  /** Replaces null components by their defaults. */
+  public FlowRule {
+    resource = resource == null ? "" : resource;
+    grade = grade == null ? FlowGrade.QPS : grade;
+    interval = interval == null ? DEFAULT_INTERVAL : interval;
+    controlBehavior = controlBehavior == null ? ControlBehavior.REJECT : controlBehavior;
+    warmUpPeriod = warmUpPeriod == null ? DEFAULT_WARM_UP_PERIOD : warmUpPeriod;
+    maxQueueingTime = maxQueueingTime == null ? DEFAULT_MAX_QUEUEING_TIME : maxQueueingTime;
+    strategy = strategy == null ? FlowStrategy.DIRECT : strategy;
+    limitApp = limitApp == null ? LIMIT_APP_DEFAULT : limitApp;
+  }
+
+  /** Returns a builder for a rule on {@code resource}, with every other field at its default. */
+  public static Builder builder(String resource) {
+    return new Builder(resource);
+  }
+
+  /** Returns a rejecting rule of {@code count} calls per second on {@code resource}. */
+  public static FlowRule qps(String resource, double count) {
+    return builder(resource).count(count).build();
+  }
+
+  /** Returns a concurrency limit of {@code count} calls inside {@code resource} at once. */
+  public static FlowRule threads(String resource, int count) {
+    return builder(resource).grade(FlowGrade.THREADS).count(count).build();
+  }
+
+  /** Returns a builder that starts from this rule. */
+  public Builder toBuilder() {
+    Builder builder = new Builder(resource);
+    builder.count = count;
+    builder.grade = grade;
+    builder.interval = interval;
+    builder.exact = exact;
+    builder.controlBehavior = controlBehavior;
+    builder.warmUpPeriod = warmUpPeriod;
+    builder.coldFactor = coldFactor;
+    builder.maxQueueingTime = maxQueueingTime;
+    builder.strategy = strategy;
+    builder.refResource = refResource;
+    builder.limitApp = limitApp;
+    builder.clusterMode = clusterMode;
+    return builder;
+  }
+
+  @Override
+  public String toString() {
+    StringBuilder text = new StringBuilder("FlowRule{resource=").append(resource)
+        .append(", count=").append(count).append(", grade=").append(grade);
+    if (grade == FlowGrade.QPS) {
+      text.append(", interval=").append(interval).append(", control-behavior=").append(controlBehavior);
+      if (exact) {
+        text.append(", exact");
+      }
+    }
+    if (strategy != FlowStrategy.DIRECT) {
+      text.append(", strategy=").append(strategy).append(", ref-resource=").append(refResource);
+    }
+    if (!LIMIT_APP_DEFAULT.equals(limitApp)) {
+      text.append(", limit-app=").append(limitApp);
+    }
+    if (clusterMode) {
+      text.append(", cluster-mode");
+    }
+    return text.append('}').toString();
+  }
+
+  /** Builds a {@link FlowRule}; every field starts at its default. Not thread-safe. */
+  public static final class Builder {
+    private final String resource;
+    private double count;
+    private FlowGrade grade = FlowGrade.QPS;
+    private Duration interval = DEFAULT_INTERVAL;
+    private boolean exact;
+    private ControlBehavior controlBehavior = ControlBehavior.REJECT;
+    private Duration warmUpPeriod = DEFAULT_WARM_UP_PERIOD;
+    private int coldFactor = DEFAULT_COLD_FACTOR;
+    private Duration maxQueueingTime = DEFAULT_MAX_QUEUEING_TIME;
+    private FlowStrategy strategy = FlowStrategy.DIRECT;
+    private @Nullable String refResource;
+    private String limitApp = LIMIT_APP_DEFAULT;
+    private boolean clusterMode;
+
+    private Builder(String resource) {
+      this.resource = Objects.requireNonNull(resource, "resource");
+    }
+
+    /** Sets the limit. */
+    public Builder count(double count) {
+      this.count = count;
+      return this;
+    }
+
+    /** Sets what is counted. */
+    public Builder grade(FlowGrade grade) {
+      this.grade = grade;
+      return this;
+    }
+
+    /** Sets the span that a QPS count applies to. */
+    public Builder interval(Duration interval) {
+      this.interval = interval;
+      return this;
+    }
+
+    /** Sets whether no span of {@code interval} may ever hold more than {@code count} admissions. */
+    public Builder exact(boolean exact) {
+      this.exact = exact;
+      return this;
+    }
+
+    /** Sets what happens above the rate. */
+    public Builder controlBehavior(ControlBehavior controlBehavior) {
+      this.controlBehavior = controlBehavior;
+      return this;
+    }
+
+    /** Sets the warm-up period. */
+    public Builder warmUpPeriod(Duration warmUpPeriod) {
+      this.warmUpPeriod = warmUpPeriod;
+      return this;
+    }
+
+    /** Sets the cold factor of warm-up. */
+    public Builder coldFactor(int coldFactor) {
+      this.coldFactor = coldFactor;
+      return this;
+    }
+
+    /** Sets the longest wait of a queued call. */
+    public Builder maxQueueingTime(Duration maxQueueingTime) {
+      this.maxQueueingTime = maxQueueingTime;
+      return this;
+    }
+
+    /** Sets which traffic the rule looks at. */
+    public Builder strategy(FlowStrategy strategy) {
+      this.strategy = strategy;
+      return this;
+    }
+
+    /** Sets the related resource or the chain's context name. */
+    public Builder refResource(@Nullable String refResource) {
+      this.refResource = refResource;
+      return this;
+    }
+
+    /** Sets which callers the rule applies to. */
+    public Builder limitApp(String limitApp) {
+      this.limitApp = limitApp;
+      return this;
+    }
+
+    /** Sets whether the count is shared by every instance. */
+    public Builder clusterMode(boolean clusterMode) {
+      this.clusterMode = clusterMode;
+      return this;
+    }
+
+    /** Returns the rule; it is not validated here. */
+    public FlowRule build() {
+      return new FlowRule(resource, count, grade, interval, exact, controlBehavior, warmUpPeriod, coldFactor,
+          maxQueueingTime, strategy, refResource, limitApp, clusterMode);
+    }
+  }
+}

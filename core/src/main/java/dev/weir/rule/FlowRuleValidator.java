@@ -1,0 +1,175 @@
+package dev.weir.rule;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Checks flow rules and reports every problem with the field it concerns, named as in YAML
+ * ({@code [0].count}, {@code [1].ref-resource}). An empty result means the rules are valid.
+ *
+ * <p>Bounds and why they exist:
+ * <ul>
+ *   <li>{@code count} at most {@value #MAX_COUNT}: a rule's window keeps 31-bit counts per bucket.
+ *   <li>{@code interval} whole milliseconds between 1 ms and 1 day: the window has ten buckets of
+ *       {@code interval / 10}.
+ *   <li>{@code exact}: integral {@code count} up to {@link FlowRule#EXACT_MAX_COUNT}, since it keeps
+ *       one timestamp per permit.
+ *   <li>queue behaviors: at most 10<sup>9</sup> admissions per second (pacing is in nanoseconds).
+ * </ul>
+ */
+public final class FlowRuleValidator {
+
+  /** Largest {@code count} of any flow rule. */
+  public static final double MAX_COUNT = Integer.MAX_VALUE;
+
+  private static final Duration MAX_INTERVAL = Duration.ofDays(1);
+  private static final double MAX_PACED_PER_SECOND = 1e9;
+
+  private FlowRuleValidator() {
+  }
+
+  /** Returns every problem of {@code rules}; fields are prefixed with the rule's index. */
+  public static List<RuleViolation> validate(List<FlowRule> rules) {
+    List<RuleViolation> violations = new ArrayList<>();
+    Map<FlowRule, Integer> firstIndex = new HashMap<>();
+    for (int i = 0; i < rules.size(); i++) {
+      FlowRule rule = rules.get(i);
+      String at = "[" + i + "]";
+      for (RuleViolation violation : validate(rule)) {
+        violations.add(violation.under(at + "."));
+      }
+      Integer earlier = firstIndex.putIfAbsent(rule, i);
+      if (earlier != null) {
+        violations.add(new RuleViolation(at, "duplicate of rule [" + earlier + "]; remove one"));
+      }
+    }
+    return violations;
+  }
+
+  /** Returns every problem of one rule; fields are named without an index ({@code count}). */
+  public static List<RuleViolation> validate(FlowRule rule) {
+    List<RuleViolation> out = new ArrayList<>();
+    if (rule.resource().isBlank()) {
+      out.add(new RuleViolation("resource", "is required"));
+    }
+    double count = rule.count();
+    if (!(count >= 0) || Double.isInfinite(count)) {
+      out.add(new RuleViolation("count", "must be a number >= 0 (0 refuses every call), was " + count));
+    } else if (count > MAX_COUNT) {
+      out.add(new RuleViolation("count", "must be at most " + (long) MAX_COUNT + ", was " + count));
+    }
+    if (rule.grade() == FlowGrade.THREADS) {
+      validateThreads(rule, out);
+    } else {
+      validateQps(rule, out);
+    }
+    validateStrategy(rule, out);
+    if (rule.limitApp().isBlank()) {
+      out.add(new RuleViolation("limit-app", "must be 'default', 'other' or an origin name"));
+    }
+    if (rule.clusterMode() && rule.grade() == FlowGrade.THREADS) {
+      out.add(new RuleViolation("cluster-mode", "applies to grade qps only; a concurrency limit cannot be shared"));
+    }
+    return out;
+  }
+
+  private static void validateThreads(FlowRule rule, List<RuleViolation> out) {
+    if (rule.controlBehavior() != ControlBehavior.REJECT) {
+      out.add(new RuleViolation("control-behavior", "must be reject for grade threads, was " + name(rule.controlBehavior())));
+    }
+    if (rule.exact()) {
+      out.add(new RuleViolation("exact", "applies to grade qps only"));
+    }
+    if (!rule.interval().equals(FlowRule.DEFAULT_INTERVAL)) {
+      out.add(new RuleViolation("interval", "applies to grade qps only"));
+    }
+    if (rule.count() != Math.rint(rule.count())) {
+      out.add(new RuleViolation("count", "must be a whole number for grade threads, was " + rule.count()));
+    }
+  }
+
+  private static void validateQps(FlowRule rule, List<RuleViolation> out) {
+    Duration interval = rule.interval();
+    boolean intervalValid = !interval.isNegative() && interval.compareTo(Duration.ofMillis(1)) >= 0
+        && interval.compareTo(MAX_INTERVAL) <= 0 && interval.toNanos() % 1_000_000 == 0;
+    if (!intervalValid) {
+      out.add(new RuleViolation("interval", "must be whole milliseconds from 1ms to 1d, was " + interval));
+    }
+    ControlBehavior behavior = rule.controlBehavior();
+    if (rule.exact()) {
+      if (behavior != ControlBehavior.REJECT) {
+        out.add(new RuleViolation("exact", "needs control-behavior reject, was " + name(behavior)));
+      }
+      if (rule.strategy() == FlowStrategy.RELATED) {
+        out.add(new RuleViolation("exact", "does not apply to strategy related"));
+      }
+      if (rule.clusterMode()) {
+        out.add(new RuleViolation("exact", "cannot be combined with cluster-mode"));
+      }
+      if (rule.count() > FlowRule.EXACT_MAX_COUNT || rule.count() != Math.rint(rule.count())) {
+        out.add(new RuleViolation("count", "must be a whole number up to " + FlowRule.EXACT_MAX_COUNT
+            + " with exact: true (one timestamp is kept per permit), was " + rule.count()));
+      }
+    }
+    boolean warmUp = behavior == ControlBehavior.WARM_UP || behavior == ControlBehavior.WARM_UP_QUEUE;
+    boolean queue = behavior == ControlBehavior.QUEUE || behavior == ControlBehavior.WARM_UP_QUEUE;
+    if (warmUp) {
+      if (rule.warmUpPeriod().compareTo(Duration.ofMillis(1)) < 0) {
+        out.add(new RuleViolation("warm-up-period", "must be at least 1ms, was " + rule.warmUpPeriod()));
+      }
+      if (rule.coldFactor() < 2) {
+        out.add(new RuleViolation("cold-factor", "must be at least 2, was " + rule.coldFactor()));
+      }
+    }
+    if (queue || warmUp) {
+      if (intervalValid && rule.count() / (interval.toNanos() / 1e9) > MAX_PACED_PER_SECOND) {
+        out.add(new RuleViolation("count", "paces at most 1000000000 calls per second with control-behavior "
+            + name(behavior)));
+      }
+    }
+    if (queue && rule.maxQueueingTime().isNegative()) {
+      out.add(new RuleViolation("max-queueing-time", "must be >= 0, was " + rule.maxQueueingTime()));
+    }
+    if (rule.clusterMode() && behavior != ControlBehavior.REJECT) {
+      out.add(new RuleViolation("cluster-mode", "supports control-behavior reject only, was " + name(behavior)));
+    }
+  }
+
+  private static void validateStrategy(FlowRule rule, List<RuleViolation> out) {
+    String ref = rule.refResource();
+    boolean hasRef = ref != null && !ref.isBlank();
+    switch (rule.strategy()) {
+      case DIRECT -> {
+        if (hasRef) {
+          out.add(new RuleViolation("ref-resource", "applies to strategy related or chain only"));
+        }
+      }
+      case RELATED -> {
+        if (!hasRef) {
+          out.add(new RuleViolation("ref-resource", "is required for strategy related (the other resource)"));
+        } else if (ref.equals(rule.resource())) {
+          out.add(new RuleViolation("ref-resource", "must name another resource than the rule's own"));
+        }
+        if (rule.controlBehavior() != ControlBehavior.REJECT) {
+          out.add(new RuleViolation("control-behavior", "must be reject for strategy related, was "
+              + name(rule.controlBehavior())));
+        }
+        if (rule.clusterMode()) {
+          out.add(new RuleViolation("cluster-mode", "applies to strategy direct or chain only"));
+        }
+      }
+      case CHAIN -> {
+        if (!hasRef) {
+          out.add(new RuleViolation("ref-resource", "is required for strategy chain (the context name)"));
+        }
+      }
+    }
+  }
+
+  private static String name(Enum<?> value) {
+    return value.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+  }
+}
