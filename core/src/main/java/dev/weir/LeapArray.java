@@ -19,12 +19,17 @@ import java.util.function.ToLongFunction;
  * be conserved (total passed, blocked, ...) are kept apart in {@link StatisticNode}'s cumulative
  * adders, which no rollover touches.
  *
- * <p>Time going backwards (a ticker that is not monotonic): by less than a window, the writer gets
- * a detached bucket (its count is dropped from the window, never thrown); by a whole window or more,
- * the slot is taken over by the older period, so statistics recover at once instead of freezing
- * until the clock catches up.
+ * <p>A reading older than the bucket in its slot comes from a writer that was descheduled between
+ * reading the ticker and writing, or from a ticker that went back. Up to {@value #STALE_LIMIT_NANOS}
+ * ns behind, it is taken for a late writer: it gets a detached bucket, so its count leaves the window
+ * (which has moved on) and the newer bucket is not destroyed. Further behind, it is taken for a
+ * clock that went back: the slot is taken over by the older period, so statistics recover at once
+ * instead of freezing until the clock catches up.
  */
 final class LeapArray {
+
+  /** How far behind its slot a reading may be and still be taken for a late writer: one minute. */
+  static final long STALE_LIMIT_NANOS = 60_000_000_000L;
 
   private final int sampleCount;
   private final long bucketNanos;
@@ -52,7 +57,7 @@ final class LeapArray {
       if (bucket != null && bucket.index == index) {
         return bucket;
       }
-      if (bucket == null || bucket.index < index || bucket.index - index >= sampleCount) {
+      if (bucket == null || bucket.index < index || (bucket.index - index) * bucketNanos > STALE_LIMIT_NANOS) {
         StatBucket fresh = new StatBucket(index);
         if (buckets.compareAndSet(slot, bucket, fresh)) {
           return fresh;

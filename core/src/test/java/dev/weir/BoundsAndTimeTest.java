@@ -1,0 +1,95 @@
+package dev.weir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.rule.ControlBehavior;
+import dev.weir.rule.FlowRule;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+class BoundsAndTimeTest {
+
+  private final FakeTicker ticker = new FakeTicker();
+
+  @Test
+  void resourcesBeyondTheBoundPassUncheckedAndAreCounted() {
+    Weir weir = Weir.builder().ticker(ticker).maxResources(3).build();
+    for (int i = 0; i < 3; i++) {
+      Calls.admitted(weir, "r" + i, 1);
+    }
+    assertThat(Calls.admitted(weir, "r3", 4)).isEqualTo(4);
+    assertThat(weir.uncheckedCalls()).isEqualTo(4);
+    assertThat(weir.statistics("r3")).isNull();
+    assertThat(weir.resources()).containsExactlyInAnyOrder("r0", "r1", "r2");
+  }
+
+  @Test
+  void resourcesWithRulesAreAlwaysTracked() {
+    Weir weir = Weir.builder().ticker(ticker).maxResources(2).build();
+    Calls.admitted(weir, "a", 1);
+    Calls.admitted(weir, "b", 1);
+    weir.rules().replaceFlowRules("limited", List.of(FlowRule.qps("limited", 1)));
+    assertThat(Calls.admitted(weir, "limited", 3)).isEqualTo(1);
+    assertThat(weir.uncheckedCalls()).isZero();
+  }
+
+  @Test
+  void contextsBeyondTheBoundGetNoStatisticsButRulesStillApply() {
+    Weir weir = Weir.builder().ticker(ticker).maxContexts(1).flowRules(List.of(
+        FlowRule.builder("r").count(1).strategy(dev.weir.rule.FlowStrategy.CHAIN).refResource("second").build()))
+        .build();
+    weir.runInContext("first", null, () -> Calls.admitted(weir, "r", 1));
+    int admitted = weir.callInContext("second", null, () -> Calls.admitted(weir, "r", 3));
+    assertThat(admitted).isEqualTo(1);
+    assertThat(((ResourceNode) weir.statistics("r")).contextNodes()).containsOnlyKeys("first");
+  }
+
+  @ParameterizedTest
+  @EnumSource(ControlBehavior.class)
+  void tickerGoingBackNeverThrowsNorBlocksForGood(ControlBehavior behavior) {
+    FlowRule rule = FlowRule.builder("r").count(5).controlBehavior(behavior).maxQueueingTime(Duration.ZERO)
+        .warmUpPeriod(Duration.ofSeconds(1)).build();
+    Weir weir = Weir.builder().ticker(ticker).sleeper(ticker).flowRules(List.of(rule)).build();
+    for (int i = 0; i < 50; i++) {
+      Calls.tryOnce(weir, "r");
+      ticker.advance(Duration.ofMillis(50));
+    }
+    ticker.advance(Duration.ofHours(-2));
+    // After the jump, the rule must admit again within a few seconds of the new clock.
+    int admitted = 0;
+    for (int i = 0; i < 100; i++) {
+      admitted += Calls.tryOnce(weir, "r") == null ? 1 : 0;
+      ticker.advance(Duration.ofMillis(50));
+    }
+    assertThat(admitted).isGreaterThanOrEqualTo(10);
+    assertThat(weir.statistics("r").passedLastMinute()).as("statistics recovered too").isEqualTo(admitted);
+  }
+
+  @Test
+  void threadsRuleIsNotAffectedByTime() {
+    Weir weir = Weir.builder().ticker(ticker).flowRules(List.of(FlowRule.threads("r", 1))).build();
+    Entry entry = weir.entry("r");
+    ticker.advance(Duration.ofDays(-1));
+    assertThat(Calls.tryOnce(weir, "r")).isNotNull();
+    entry.close();
+    assertThat(Calls.tryOnce(weir, "r")).isNull();
+  }
+
+  @Test
+  void twoEnginesDoNotSeeEachOther() {
+    Weir first = Weir.builder().ticker(ticker).flowRules(List.of(FlowRule.qps("r", 1))).build();
+    Weir second = Weir.builder().ticker(ticker).build();
+    assertThat(Calls.admitted(second, "r", 5)).isEqualTo(5);
+    assertThat(Calls.admitted(first, "r", 5)).isEqualTo(1);
+    try (ContextScope scope = first.enterContext("ctx", "origin")) {
+      try (Entry entry = second.entry("x")) {
+        assertThat(entry.contextName()).isEqualTo(Weir.DEFAULT_CONTEXT);
+      }
+    }
+    assertThat(second.statistics("r").totalPassed()).isEqualTo(5);
+    assertThat(first.statistics("r").totalPassed()).isEqualTo(1);
+  }
+}

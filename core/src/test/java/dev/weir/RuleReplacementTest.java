@@ -1,0 +1,105 @@
+package dev.weir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weir.rule.ControlBehavior;
+import dev.weir.rule.FlowRule;
+import dev.weir.rule.InvalidRulesException;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RuleReplacementTest {
+
+  private final FakeTicker ticker = new FakeTicker();
+  private final Weir weir = Weir.builder().ticker(ticker).sleeper(ticker).build();
+
+  @Test
+  void unchangedRuleKeepsItsWindowCounts() {
+    FlowRule limit = FlowRule.qps("r", 3);
+    weir.rules().replaceFlowRules("r", List.of(limit));
+    assertThat(Calls.admitted(weir, "r", 2)).isEqualTo(2);
+
+    weir.rules().replaceFlowRules("r", List.of(limit, FlowRule.threads("r", 10)));
+    assertThat(Calls.admitted(weir, "r", 5)).as("the qps rule still remembers two").isEqualTo(1);
+  }
+
+  @Test
+  void changedRuleStartsFresh() {
+    weir.rules().replaceFlowRules("r", List.of(FlowRule.qps("r", 3)));
+    Calls.admitted(weir, "r", 3);
+    weir.rules().replaceFlowRules("r", List.of(FlowRule.qps("r", 4)));
+    assertThat(Calls.admitted(weir, "r", 5)).isEqualTo(4);
+  }
+
+  @Test
+  void unchangedWarmUpRuleKeepsItsWarmth() {
+    FlowRule warmUp = FlowRule.builder("r").count(100).controlBehavior(ControlBehavior.WARM_UP)
+        .warmUpPeriod(Duration.ofSeconds(2)).build();
+    weir.rules().replaceFlowRules("r", List.of(warmUp));
+    for (int ms = 0; ms < 5_000; ms++) { // warm it up
+      Calls.tryOnce(weir, "r");
+      ticker.advance(Duration.ofMillis(1));
+    }
+    weir.rules().replaceFlowRules("r", List.of(warmUp, FlowRule.threads("r", 50)));
+    int admitted = 0;
+    for (int ms = 0; ms < 1_000; ms++) {
+      admitted += Calls.tryOnce(weir, "r") == null ? 1 : 0;
+      ticker.advance(Duration.ofMillis(1));
+    }
+    assertThat(admitted).as("still warm: the full rate").isBetween(99, 101);
+  }
+
+  @Test
+  void unchangedQueueRuleKeepsItsPosition() {
+    FlowRule queue = FlowRule.builder("r").count(10).controlBehavior(ControlBehavior.QUEUE)
+        .maxQueueingTime(Duration.ZERO).build();
+    weir.rules().replaceFlowRules("r", List.of(queue));
+    assertThat(Calls.tryOnce(weir, "r")).isNull();
+    weir.rules().replaceFlowRules("r", List.of(queue, FlowRule.threads("r", 5)));
+    assertThat(Calls.tryOnce(weir, "r")).as("next slot is still 100 ms away").isNotNull();
+  }
+
+  @Test
+  void invalidReplacementChangesNothing() {
+    weir.rules().replaceFlowRules("r", List.of(FlowRule.qps("r", 1)));
+    assertThatThrownBy(() -> weir.rules().replaceFlowRules("r", List.of(FlowRule.qps("r", 5), FlowRule.qps("r", -1))))
+        .isInstanceOf(InvalidRulesException.class)
+        .hasMessageContaining("[1].count");
+    assertThat(weir.rules().flowRules("r")).containsExactly(FlowRule.qps("r", 1));
+    assertThat(Calls.admitted(weir, "r", 3)).isEqualTo(1);
+  }
+
+  @Test
+  void rulesMustNameTheResourceTheyReplace() {
+    assertThatThrownBy(() -> weir.rules().replaceFlowRules("r", List.of(FlowRule.qps("other", 5))))
+        .isInstanceOf(InvalidRulesException.class)
+        .satisfies(e -> assertThat(((InvalidRulesException) e).violations())
+            .anySatisfy(v -> assertThat(v.field()).isEqualTo("[0].resource")));
+  }
+
+  @Test
+  void otherResourcesAreUntouchedAndEmptyListRemoves() {
+    weir.rules().loadFlowRules(List.of(FlowRule.qps("a", 1), FlowRule.qps("b", 1)));
+    weir.rules().replaceFlowRules("a", List.of());
+    assertThat(weir.rules().flowRules()).containsOnlyKeys("b");
+    assertThat(Calls.admitted(weir, "a", 3)).isEqualTo(3);
+    assertThat(Calls.admitted(weir, "b", 3)).isEqualTo(1);
+  }
+
+  @Test
+  void loadReplacesEveryResource() {
+    weir.rules().loadFlowRules(List.of(FlowRule.qps("a", 1), FlowRule.qps("b", 1)));
+    weir.rules().loadFlowRules(List.of(FlowRule.qps("c", 1)));
+    assertThat(weir.rules().flowRules()).containsOnlyKeys("c");
+  }
+
+  @Test
+  void clusterModeIsRefusedWithoutAClusterLimiter() {
+    FlowRule clustered = FlowRule.builder("r").count(10).clusterMode(true).build();
+    assertThatThrownBy(() -> weir.rules().loadFlowRules(List.of(clustered)))
+        .isInstanceOf(InvalidRulesException.class)
+        .hasMessageContaining("[0].cluster-mode");
+  }
+}
