@@ -1,7 +1,12 @@
 package dev.weir;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.LongFunction;
 import java.util.function.ToLongFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A sliding window of {@code sampleCount} time buckets covering {@code intervalNanos}, driven by the
@@ -26,22 +31,34 @@ import java.util.function.ToLongFunction;
  * clock that went back: the slot is taken over by the older period, so statistics recover at once
  * instead of freezing until the clock catches up.
  */
-final class LeapArray {
+final class LeapArray<B extends LeapArray.Bucket> {
+
+  /** A bucket of a window: knows its period; the counters are the subclass's. */
+  abstract static class Bucket {
+    final long index;
+
+    Bucket(long index) {
+      this.index = index;
+    }
+  }
+
 
   /** How far behind its slot a reading may be and still be taken for a late writer: one minute. */
   static final long STALE_LIMIT_NANOS = 60_000_000_000L;
 
   private final int sampleCount;
   private final long bucketNanos;
-  private final AtomicReferenceArray<StatBucket> buckets;
+  private final AtomicReferenceArray<B> buckets;
+  private final LongFunction<B> newBucket;
 
-  LeapArray(int sampleCount, long intervalNanos) {
+  LeapArray(int sampleCount, long intervalNanos, LongFunction<B> newBucket) {
     if (sampleCount < 1 || intervalNanos % sampleCount != 0) {
       throw new IllegalArgumentException("interval " + intervalNanos + "ns is not divisible into " + sampleCount + " buckets");
     }
     this.sampleCount = sampleCount;
     this.bucketNanos = intervalNanos / sampleCount;
     this.buckets = new AtomicReferenceArray<>(sampleCount);
+    this.newBucket = newBucket;
   }
 
   long intervalNanos() {
@@ -49,32 +66,32 @@ final class LeapArray {
   }
 
   /** Returns the bucket that counts events at {@code now}. */
-  StatBucket current(long now) {
+  B current(long now) {
     long index = Math.floorDiv(now, bucketNanos);
     int slot = (int) Math.floorMod(index, (long) sampleCount);
     while (true) {
-      StatBucket bucket = buckets.get(slot);
+      B bucket = buckets.get(slot);
       if (bucket != null && bucket.index == index) {
         return bucket;
       }
       if (bucket == null || bucket.index < index || (bucket.index - index) * bucketNanos > STALE_LIMIT_NANOS) {
-        StatBucket fresh = new StatBucket(index);
+        B fresh = newBucket.apply(index);
         if (buckets.compareAndSet(slot, bucket, fresh)) {
           return fresh;
         }
         // Another writer installed a bucket first: read the slot again.
       } else {
-        return new StatBucket(index);
+        return newBucket.apply(index);
       }
     }
   }
 
   /** Returns the sum of {@code counter} over the buckets of the window that ends at {@code now}. */
-  long sum(long now, ToLongFunction<StatBucket> counter) {
+  long sum(long now, ToLongFunction<? super B> counter) {
     long newest = Math.floorDiv(now, bucketNanos);
     long sum = 0;
     for (int i = 0; i < sampleCount; i++) {
-      StatBucket bucket = buckets.get(i);
+      B bucket = buckets.get(i);
       if (bucket != null && inWindow(bucket, newest)) {
         sum += counter.applyAsLong(bucket);
       }
@@ -82,36 +99,49 @@ final class LeapArray {
     return sum;
   }
 
-  /** Returns the smallest response time of the window, or {@code Long.MAX_VALUE} when none. */
-  long minRtNanos(long now) {
+  /** Returns the smallest of {@code value} over the window, or {@code Long.MAX_VALUE} when empty. */
+  long min(long now, ToLongFunction<? super B> value) {
     long newest = Math.floorDiv(now, bucketNanos);
     long min = Long.MAX_VALUE;
     for (int i = 0; i < sampleCount; i++) {
-      StatBucket bucket = buckets.get(i);
+      B bucket = buckets.get(i);
       if (bucket != null && inWindow(bucket, newest)) {
-        min = Math.min(min, bucket.minRtNanos.get());
+        min = Math.min(min, value.applyAsLong(bucket));
       }
     }
     return min;
+  }
+
+  /** Returns the largest of {@code value} over the window, or 0 when empty. */
+  long max(long now, ToLongFunction<? super B> value) {
+    long newest = Math.floorDiv(now, bucketNanos);
+    long max = 0;
+    for (int i = 0; i < sampleCount; i++) {
+      B bucket = buckets.get(i);
+      if (bucket != null && inWindow(bucket, newest)) {
+        max = Math.max(max, value.applyAsLong(bucket));
+      }
+    }
+    return max;
   }
 
   /**
    * Returns the buckets of the window ending at {@code now}, oldest first; an element is null where
    * the period had no traffic.
    */
-  StatBucket[] window(long now) {
+  List<@Nullable B> window(long now) {
     long newest = Math.floorDiv(now, bucketNanos);
-    StatBucket[] out = new StatBucket[sampleCount];
+    List<@Nullable B> out = new ArrayList<>(Collections.nCopies(sampleCount, null));
     for (int i = 0; i < sampleCount; i++) {
-      StatBucket bucket = buckets.get(i);
+      B bucket = buckets.get(i);
       if (bucket != null && inWindow(bucket, newest)) {
-        out[(int) (bucket.index - (newest - sampleCount + 1))] = bucket;
+        out.set((int) (bucket.index - (newest - sampleCount + 1)), bucket);
       }
     }
     return out;
   }
 
-  private boolean inWindow(StatBucket bucket, long newest) {
+  private boolean inWindow(Bucket bucket, long newest) {
     return bucket.index <= newest && bucket.index > newest - sampleCount;
   }
 }

@@ -20,7 +20,7 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
 
   final String name;
   private final Engine engine;
-  final LeapArray minute = new LeapArray(60, ONE_MINUTE);
+  final LeapArray<StatBucket> minute = new LeapArray<>(60, ONE_MINUTE, StatBucket::new);
   private final LongAdder[] blockedByKind = new LongAdder[BlockKind.values().length];
   private final ConcurrentHashMap<String, StatisticNode> byContext = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, StatisticNode> byOrigin = new ConcurrentHashMap<>();

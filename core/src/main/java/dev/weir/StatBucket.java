@@ -8,9 +8,8 @@ import java.util.concurrent.atomic.LongAdder;
  * the ticker's origin) is fixed at creation: a bucket is never reused for another period, it is
  * replaced. Counters are {@link LongAdder}s so that many writers do not contend on one word.
  */
-final class StatBucket {
+final class StatBucket extends LeapArray.Bucket {
 
-  final long index;
   final LongAdder pass = new LongAdder();
   final LongAdder block = new LongAdder();
   final LongAdder success = new LongAdder();
@@ -20,7 +19,7 @@ final class StatBucket {
   final AtomicLong minRtNanos = new AtomicLong(Long.MAX_VALUE);
 
   StatBucket(long index) {
-    this.index = index;
+    super(index);
   }
 
   void addRt(long nanos) {

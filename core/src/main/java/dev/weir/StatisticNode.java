@@ -14,7 +14,7 @@ class StatisticNode {
 
   private static final long ONE_SECOND = 1_000_000_000L;
 
-  final LeapArray second;
+  final LeapArray<StatBucket> second;
   final LongAdder passed = new LongAdder();
   final LongAdder blocked = new LongAdder();
   final LongAdder succeeded = new LongAdder();
@@ -23,7 +23,7 @@ class StatisticNode {
   final LongAdder active = new LongAdder();
 
   StatisticNode(int sampleCount) {
-    this.second = new LeapArray(sampleCount, ONE_SECOND);
+    this.second = new LeapArray<>(sampleCount, ONE_SECOND, StatBucket::new);
   }
 
   void onPass(long now, int count) {
@@ -75,7 +75,7 @@ class StatisticNode {
 
   /** Smallest response time over the last second in milliseconds; 0 without completed calls. */
   double minRtMillis(long now) {
-    long min = second.minRtNanos(now);
+    long min = second.min(now, b -> b.minRtNanos.get());
     return min == Long.MAX_VALUE ? 0 : min / 1e6;
   }
 

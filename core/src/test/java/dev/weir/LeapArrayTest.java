@@ -3,6 +3,7 @@ package dev.weir;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class LeapArrayTest {
@@ -12,7 +13,7 @@ class LeapArrayTest {
 
   @Test
   void eventsOfOneBucketAccumulate() {
-    LeapArray window = new LeapArray(2, SECOND);
+    LeapArray<StatBucket> window = new LeapArray<>(2, SECOND, StatBucket::new);
     window.current(10 * SECOND).pass.add(3);
     window.current(10 * SECOND + HALF - 1).pass.add(4);
 
@@ -22,7 +23,7 @@ class LeapArrayTest {
 
   @Test
   void windowSlidesBucketByBucket() {
-    LeapArray window = new LeapArray(2, SECOND);
+    LeapArray<StatBucket> window = new LeapArray<>(2, SECOND, StatBucket::new);
     long t0 = 100 * SECOND;
     window.current(t0).pass.add(5);
     window.current(t0 + HALF).pass.add(7);
@@ -35,7 +36,7 @@ class LeapArrayTest {
 
   @Test
   void staleBucketIsReplacedNotReused() {
-    LeapArray window = new LeapArray(2, SECOND);
+    LeapArray<StatBucket> window = new LeapArray<>(2, SECOND, StatBucket::new);
     long t0 = 100 * SECOND;
     StatBucket old = window.current(t0);
     old.pass.add(9);
@@ -49,7 +50,7 @@ class LeapArrayTest {
 
   @Test
   void negativeTickerReadingsWork() {
-    LeapArray window = new LeapArray(2, SECOND);
+    LeapArray<StatBucket> window = new LeapArray<>(2, SECOND, StatBucket::new);
     long t0 = -3 * SECOND - 1;
     window.current(t0).pass.add(2);
     window.current(t0 + HALF).pass.add(3);
@@ -58,7 +59,7 @@ class LeapArrayTest {
 
   @Test
   void smallBackwardJumpWritesToDetachedBucketWithoutThrowing() {
-    LeapArray window = new LeapArray(2, SECOND);
+    LeapArray<StatBucket> window = new LeapArray<>(2, SECOND, StatBucket::new);
     long t0 = 100 * SECOND;
     window.current(t0 + SECOND).pass.add(1); // slot 0 now holds the newer period
     StatBucket detached = window.current(t0); // older period of the same slot, within one window
@@ -68,7 +69,7 @@ class LeapArrayTest {
 
   @Test
   void largeBackwardJumpTakesTheSlotsOverSoStatisticsRecover() {
-    LeapArray window = new LeapArray(2, SECOND);
+    LeapArray<StatBucket> window = new LeapArray<>(2, SECOND, StatBucket::new);
     long t0 = 1_000 * SECOND;
     window.current(t0).pass.add(5);
     long back = t0 - 500 * SECOND;
@@ -78,31 +79,31 @@ class LeapArrayTest {
 
   @Test
   void minimumResponseTimeOfTheWindow() {
-    LeapArray window = new LeapArray(2, SECOND);
+    LeapArray<StatBucket> window = new LeapArray<>(2, SECOND, StatBucket::new);
     long t0 = 100 * SECOND;
-    assertThat(window.minRtNanos(t0)).isEqualTo(Long.MAX_VALUE);
+    assertThat(window.min(t0, b -> b.minRtNanos.get())).isEqualTo(Long.MAX_VALUE);
     window.current(t0).addRt(30);
     window.current(t0 + HALF).addRt(10);
     window.current(t0 + HALF).addRt(20);
-    assertThat(window.minRtNanos(t0 + HALF)).isEqualTo(10);
-    assertThat(window.minRtNanos(t0 + SECOND + HALF)).isEqualTo(Long.MAX_VALUE);
+    assertThat(window.min(t0 + HALF, b -> b.minRtNanos.get())).isEqualTo(10);
+    assertThat(window.min(t0 + SECOND + HALF, b -> b.minRtNanos.get())).isEqualTo(Long.MAX_VALUE);
   }
 
   @Test
   void windowListsBucketsOldestFirst() {
-    LeapArray window = new LeapArray(4, SECOND);
+    LeapArray<StatBucket> window = new LeapArray<>(4, SECOND, StatBucket::new);
     long t0 = 100 * SECOND;
     window.current(t0).pass.add(1);
     window.current(t0 + 2 * SECOND / 4).pass.add(3);
-    StatBucket[] buckets = window.window(t0 + 3 * SECOND / 4);
-    assertThat(buckets[0].pass.sum()).isEqualTo(1);
-    assertThat(buckets[1]).isNull();
-    assertThat(buckets[2].pass.sum()).isEqualTo(3);
-    assertThat(buckets[3]).isNull();
+    List<StatBucket> buckets = window.window(t0 + 3 * SECOND / 4);
+    assertThat(buckets.get(0).pass.sum()).isEqualTo(1);
+    assertThat(buckets.get(1)).isNull();
+    assertThat(buckets.get(2).pass.sum()).isEqualTo(3);
+    assertThat(buckets.get(3)).isNull();
   }
 
   @Test
   void refusesAnIntervalThatDoesNotSplitEvenly() {
-    assertThatThrownBy(() -> new LeapArray(3, 1_000)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new LeapArray<>(3, 1_000, StatBucket::new)).isInstanceOf(IllegalArgumentException.class);
   }
 }
