@@ -1,17 +1,32 @@
 package dev.weir;
 
+import dev.weir.rule.AuthorityRule;
+import dev.weir.rule.DegradeRule;
 import dev.weir.rule.FlowRule;
+import dev.weir.rule.RuleSet;
+import dev.weir.rule.SystemRule;
 import dev.weir.spi.ProcessorSlot;
+import java.lang.System.Logger.Level;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
 
 /**
- * The internals of one {@link Weir} engine: clock, bounds, nodes, rules in force and the slots.
- * Package-private so that the public surface stays {@link Weir}, {@link Entry} and the rule types.
+ * The internals of one {@link Weir} engine: clock, bounds, nodes, rules in force, slots, listeners
+ * and the system sampler. Package-private so that the public surface stays {@link Weir},
+ * {@link Entry} and the rule types.
+ *
+ * <p>Rules are stored per resource. Every change goes through {@link #replace} under one lock,
+ * which rebuilds the node's rule states (reusing the state of equal rules) and its slot chain, and
+ * publishes them with volatile writes; the hot path never takes the lock.
  */
 final class Engine {
+
+  private static final System.Logger LOG = System.getLogger(Weir.class.getName());
 
   final EngineClock clock;
   final int sampleCount;
@@ -22,11 +37,15 @@ final class Engine {
   final ContextRegistry contexts;
   final NodeRegistry nodes;
   final StatisticNode inbound;
+  private final SystemSampler sampler;
+  private final List<CircuitBreakerListener> listeners = new CopyOnWriteArrayList<>();
   private ProcessorSlot[] slots = new ProcessorSlot[0];
-  private final Map<String, List<FlowRule>> flowRules = new ConcurrentHashMap<>();
-  private final Object rulesLock = new Object();
+  private final Map<String, RuleSet> rules = new ConcurrentHashMap<>();
+  private volatile SystemRule systemRule = SystemRule.NONE;
+  private final Object lock = new Object();
 
-  Engine(Ticker ticker, Sleeper sleeper, int sampleCount, int maxResources, int maxContexts, int maxOrigins) {
+  Engine(Ticker ticker, Sleeper sleeper, int sampleCount, int maxResources, int maxContexts, int maxOrigins,
+      SystemStatus systemStatus) {
     this.clock = new EngineClock(ticker, sleeper);
     this.sampleCount = sampleCount;
     this.maxResources = maxResources;
@@ -36,6 +55,7 @@ final class Engine {
     this.contexts = new ContextRegistry(maxContexts, overflow);
     this.inbound = new StatisticNode(sampleCount);
     this.nodes = new NodeRegistry(this);
+    this.sampler = new SystemSampler(systemStatus);
   }
 
   void setSlots(List<ProcessorSlot> ordered) {
@@ -49,47 +69,137 @@ final class Engine {
   ProcessorSlot[] chainFor(ResourceNode node) {
     List<ProcessorSlot> chain = new ArrayList<>(slots.length);
     for (ProcessorSlot slot : slots) {
-      if (slot instanceof FlowSlot && node.flow.isEmpty()) {
-        continue;
+      boolean idle = slot instanceof FlowSlot && node.flow.isEmpty()
+          || slot instanceof DegradeSlot && node.breakers.length == 0
+          || slot instanceof ParamFlowSlot && node.paramFlow.length == 0
+          || slot instanceof AuthoritySlot && node.authority.length == 0
+          || slot instanceof SystemSlot && !systemRule.isActive();
+      if (!idle) {
+        chain.add(slot);
       }
-      chain.add(slot);
     }
     return chain.toArray(ProcessorSlot[]::new);
   }
 
-  List<FlowRule> flowRules(String resource) {
-    return flowRules.getOrDefault(resource, List.of());
+  RuleSet rules(String resource) {
+    return rules.getOrDefault(resource, RuleSet.empty());
   }
 
-  Map<String, List<FlowRule>> flowRules() {
-    return Map.copyOf(flowRules);
+  Map<String, RuleSet> rules() {
+    return Map.copyOf(rules);
   }
 
-  /** Puts {@code rules} in force for {@code resource}; validated by the caller. */
-  void replaceFlowRules(String resource, List<FlowRule> rules) {
-    synchronized (rulesLock) {
-      if (rules.isEmpty()) {
-        flowRules.remove(resource);
+  /** Puts {@code resourceRules} (all naming {@code resource}, validated) in force for the resource. */
+  void replace(String resource, RuleSet resourceRules) {
+    synchronized (lock) {
+      if (resourceRules.isEmpty()) {
+        rules.remove(resource);
         ResourceNode node = nodes.existing(resource);
         if (node != null) {
           apply(node);
         }
       } else {
-        flowRules.put(resource, List.copyOf(rules));
+        rules.put(resource, resourceRules);
         apply(nodes.forRules(resource));
       }
     }
   }
 
+  /** Replaces every resource's rules by {@code all} (validated), resource by resource. */
+  void load(RuleSet all) {
+    synchronized (lock) {
+      Map<String, RuleSet> next = new HashMap<>();
+      for (String resource : all.resources()) {
+        next.put(resource, all.forResource(resource));
+      }
+      for (String resource : rules.keySet()) {
+        next.putIfAbsent(resource, RuleSet.empty());
+      }
+      next.forEach(this::replace);
+    }
+  }
+
+  SystemRule systemRule() {
+    return systemRule;
+  }
+
+  void replaceSystemRule(SystemRule rule) {
+    synchronized (lock) {
+      systemRule = rule;
+      sampler.configure(rule.maxLoad() != null || rule.maxCpuUsage() != null);
+      for (ResourceNode node : nodes.all()) {
+        node.chain = chainFor(node);
+      }
+    }
+  }
+
+  double sampledLoad() {
+    return sampler.load();
+  }
+
+  double sampledCpuUsage() {
+    return sampler.cpuUsage();
+  }
+
+  /** Reads load and CPU now instead of waiting for the next sample (tests). */
+  void sampleSystemNow() {
+    sampler.sample();
+  }
+
   /** Gives a newly created node the rules in force for its resource. */
   void attachRules(ResourceNode node) {
-    synchronized (rulesLock) {
+    synchronized (lock) {
       apply(node);
     }
   }
 
   private void apply(ResourceNode node) {
-    node.flow = node.flow.replace(flowRules(node.name), this);
+    RuleSet current = rules(node.name);
+    node.flow = node.flow.replace(current.flow(), this);
+    node.breakers = reuse(node.breakers, current.degrade(), b -> b.rule, r -> new CircuitBreaker(r, this),
+        CircuitBreaker[]::new);
+    node.paramFlow = reuse(node.paramFlow, current.paramFlow(), s -> s.rule, r -> new ParamFlowRuleState(r, this),
+        ParamFlowRuleState[]::new);
+    node.authority = current.authority().toArray(AuthorityRule[]::new);
     node.chain = chainFor(node);
+  }
+
+  /** New states for {@code rules}, keeping the state of every rule that is already in force. */
+  private static <R, S> S[] reuse(S[] old, List<R> rules, Function<S, R> ruleOf, Function<R, S> create,
+      java.util.function.IntFunction<S[]> array) {
+    Map<R, S> kept = new HashMap<>();
+    for (S state : old) {
+      kept.put(ruleOf.apply(state), state);
+    }
+    S[] next = array.apply(rules.size());
+    for (int i = 0; i < next.length; i++) {
+      S state = kept.get(rules.get(i));
+      next[i] = state != null ? state : create.apply(rules.get(i));
+    }
+    return next;
+  }
+
+  void addListener(CircuitBreakerListener listener) {
+    listeners.add(listener);
+  }
+
+  void circuitStateChanged(DegradeRule rule, CircuitState from, CircuitState to, String reason) {
+    LOG.log(Level.INFO, "Circuit breaker of ''{0}'' {1} -> {2}: {3}", rule.resource(), from, to, reason);
+    for (CircuitBreakerListener listener : listeners) {
+      try {
+        listener.onStateChange(rule, from, to, reason);
+      } catch (RuntimeException e) {
+        LOG.log(Level.WARNING, "Circuit breaker listener " + listener + " failed", e);
+      }
+    }
+  }
+
+  void close() {
+    sampler.configure(false);
+  }
+
+  // Kept for the flow-only conveniences of RuleRegistry.
+  List<FlowRule> flowRules(String resource) {
+    return rules(resource).flow();
   }
 }

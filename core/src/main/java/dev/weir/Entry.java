@@ -42,6 +42,7 @@ public final class Entry implements AutoCloseable, Invocation {
   static final int CLOSING = 2;
 
   private static final Object[] NO_ARGS = new Object[0];
+  private static final CircuitBreaker[] NO_BREAKERS = new CircuitBreaker[0];
   private static final VarHandle STATE;
 
   static {
@@ -75,6 +76,10 @@ public final class Entry implements AutoCloseable, Invocation {
   long[] heldTokens = new long[2];
   int heldCount;
 
+  CircuitBreaker[] breakers = NO_BREAKERS;
+  CircuitBreaker[] probes = new CircuitBreaker[1];
+  int probeCount;
+
   Entry(CallStack stack) {
     this.stack = stack;
   }
@@ -99,6 +104,40 @@ public final class Entry implements AutoCloseable, Invocation {
     }
     held[heldCount] = limiter;
     heldTokens[heldCount++] = token;
+  }
+
+  /** Gives back every permit held: the call was refused after some rules admitted it. */
+  void refundHeld() {
+    for (int i = heldCount - 1; i >= 0; i--) {
+      held[i].refund(acquireCount, heldTokens[i]);
+      held[i] = null;
+    }
+    heldCount = 0;
+  }
+
+  /** Releases every permit held: the call completed. */
+  void releaseHeld() {
+    for (int i = 0; i < heldCount; i++) {
+      held[i].release(acquireCount);
+      held[i] = null;
+    }
+    heldCount = 0;
+  }
+
+  void addProbe(CircuitBreaker breaker) {
+    if (probeCount == probes.length) {
+      probes = java.util.Arrays.copyOf(probes, probeCount * 2);
+    }
+    probes[probeCount++] = breaker;
+  }
+
+  boolean isProbe(CircuitBreaker breaker) {
+    for (int i = 0; i < probeCount; i++) {
+      if (probes[i] == breaker) {
+        return true;
+      }
+    }
+    return false;
   }
 
   boolean isOpen() {
@@ -134,6 +173,11 @@ public final class Entry implements AutoCloseable, Invocation {
     contextNode = null;
     originNode = null;
     heldCount = 0;
+    breakers = NO_BREAKERS;
+    for (int i = 0; i < probeCount; i++) {
+      probes[i] = null;
+    }
+    probeCount = 0;
     STATE.setVolatile(this, FREE);
   }
 

@@ -7,8 +7,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Applies the resource's flow rules in order. Each applicable rule admits and counts atomically
- * through its {@link FlowLimiter}; the permits taken are remembered in the entry so that they are
- * refunded when a later rule or slot refuses the call, and released when it completes.
+ * through its {@link FlowLimiter}; the permits taken are remembered in the entry, and the engine
+ * refunds them when any rule refuses the call, or releases them when it completes.
  */
 final class FlowSlot extends ProcessorSlot {
 
@@ -35,7 +35,6 @@ final class FlowSlot extends ProcessorSlot {
       }
       long result = limiter.tryAcquire(entry.acquireCount, entry.startNanos);
       if (result < 0) {
-        refund(entry);
         return new FlowException(entry.resource, state.rule, FlowLimiter.retryAfterNanos(result));
       }
       entry.hold(limiter, result);
@@ -44,26 +43,5 @@ final class FlowSlot extends ProcessorSlot {
       entry.startNanos = clock.read(); // a queued call's response time starts when its slot comes
     }
     return null;
-  }
-
-  @Override
-  public void blocked(Invocation invocation, BlockException block) {
-    refund((Entry) invocation);
-  }
-
-  @Override
-  public void exit(Invocation invocation) {
-    Entry entry = (Entry) invocation;
-    for (int i = 0; i < entry.heldCount; i++) {
-      entry.held[i].release(entry.acquireCount);
-    }
-    entry.heldCount = 0;
-  }
-
-  private static void refund(Entry entry) {
-    for (int i = entry.heldCount - 1; i >= 0; i--) {
-      entry.held[i].refund(entry.acquireCount, entry.heldTokens[i]);
-    }
-    entry.heldCount = 0;
   }
 }

@@ -1,5 +1,6 @@
 package dev.weir;
 
+import dev.weir.rule.AuthorityRule;
 import dev.weir.spi.ProcessorSlot;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,6 +27,9 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
   private final ConcurrentHashMap<String, StatisticNode> byOrigin = new ConcurrentHashMap<>();
 
   volatile FlowRuleSet flow = FlowRuleSet.EMPTY;
+  volatile CircuitBreaker[] breakers = new CircuitBreaker[0];
+  volatile ParamFlowRuleState[] paramFlow = new ParamFlowRuleState[0];
+  volatile AuthorityRule[] authority = new AuthorityRule[0];
   volatile ProcessorSlot[] chain;
 
   ResourceNode(String name, Engine engine) {
@@ -171,6 +175,21 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
   @Override
   public long totalResponseTimeNanos() {
     return rtNanosTotal.sum();
+  }
+
+  @Override
+  public CircuitState circuitState() {
+    CircuitState worst = CircuitState.CLOSED;
+    for (CircuitBreaker breaker : breakers) {
+      CircuitState state = breaker.state();
+      if (state == CircuitState.OPEN) {
+        return state;
+      }
+      if (state == CircuitState.HALF_OPEN) {
+        worst = state;
+      }
+    }
+    return worst;
   }
 
   @Override

@@ -63,4 +63,10 @@ public interface ResourceStatistics {
 
   /** Returns the sum of the response times of all completed calls, in nanoseconds. */
   long totalResponseTimeNanos();
+
+  /**
+   * Returns the state of the resource's circuit breakers taken together: {@code OPEN} if any is
+   * open, else {@code HALF_OPEN} if any is probing, else {@code CLOSED} (also without breakers).
+   */
+  CircuitState circuitState();
 }

@@ -3,7 +3,11 @@ package dev.weir;
 import dev.weir.rule.FlowRule;
 import dev.weir.rule.FlowRuleValidator;
 import dev.weir.rule.InvalidRulesException;
+import dev.weir.rule.Rule;
+import dev.weir.rule.RuleSet;
 import dev.weir.rule.RuleViolation;
+import dev.weir.rule.SystemRule;
+import dev.weir.rule.SystemRuleValidator;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,78 +18,135 @@ import java.util.Map;
  * all the old rules of its resource or all the new ones. Every change is validated first; invalid
  * rules are refused with an {@link InvalidRulesException} that lists every problem, and then
  * nothing changes. The state of a rule equal to one already in force (window counts, warm-up
- * progress, queue position) is kept across the replacement.
+ * progress, queue position, circuit state) is kept across the replacement.
  */
 public final class RuleRegistry {
 
   private final Engine engine;
-  private final Object lock = new Object();
 
   RuleRegistry(Engine engine) {
     this.engine = engine;
   }
 
-  /** Returns the flow rules in force for {@code resource}; empty when none. */
-  public List<FlowRule> flowRules(String resource) {
-    return engine.flowRules(resource);
+  /** Returns the rules in force for {@code resource}, of every kind. */
+  public RuleSet rules(String resource) {
+    return engine.rules(resource);
   }
 
-  /** Returns the flow rules in force for every resource that has some. */
-  public Map<String, List<FlowRule>> flowRules() {
-    return engine.flowRules();
-  }
-
-  /**
-   * Replaces the flow rules of one resource; an empty list removes them. Every rule must name
-   * {@code resource}.
-   *
-   * @throws InvalidRulesException with every problem (fields as {@code [0].count}); nothing changed
-   */
-  public void replaceFlowRules(String resource, List<FlowRule> rules) {
-    List<RuleViolation> violations = validateFlowRules(rules);
-    for (int i = 0; i < rules.size(); i++) {
-      if (!rules.get(i).resource().equals(resource)) {
-        violations.add(new RuleViolation("[" + i + "].resource", "must be '" + resource + "' here, was '"
-            + rules.get(i).resource() + "'"));
-      }
-    }
-    if (!violations.isEmpty()) {
-      throw new InvalidRulesException(violations);
-    }
-    synchronized (lock) {
-      engine.replaceFlowRules(resource, rules);
-    }
+  /** Returns the rules in force for every resource that has some. */
+  public Map<String, RuleSet> rulesByResource() {
+    return engine.rules();
   }
 
   /**
-   * Replaces all flow rules: afterwards exactly {@code rules} are in force, grouped by resource.
-   * Each resource changes atomically; resources change one after the other.
+   * Replaces every rule of every kind: afterwards exactly {@code rules} are in force. Each resource
+   * changes atomically; resources change one after the other.
    *
-   * @throws InvalidRulesException with every problem (fields as {@code [3].grade}); nothing changed
+   * @throws InvalidRulesException with every problem ({@code flow[0].count}, ...); nothing changed
    */
-  public void loadFlowRules(List<FlowRule> rules) {
-    List<RuleViolation> violations = validateFlowRules(rules);
-    if (!violations.isEmpty()) {
-      throw new InvalidRulesException(violations);
-    }
-    Map<String, List<FlowRule>> byResource = new LinkedHashMap<>();
-    for (FlowRule rule : rules) {
-      byResource.computeIfAbsent(rule.resource(), r -> new ArrayList<>()).add(rule);
-    }
-    synchronized (lock) {
-      for (String resource : engine.flowRules().keySet()) {
-        byResource.putIfAbsent(resource, List.of());
-      }
-      byResource.forEach(engine::replaceFlowRules);
-    }
+  public void load(RuleSet rules) {
+    throwIfInvalid(validate(rules));
+    engine.load(rules);
+  }
+
+  /**
+   * Replaces the rules of one resource, of every kind, atomically; every rule must name it. Kinds
+   * given empty lose their rules.
+   *
+   * @throws InvalidRulesException with every problem; nothing changed
+   */
+  public void replace(String resource, RuleSet rules) {
+    List<RuleViolation> violations = validate(rules);
+    addForeign(violations, "flow", rules.flow(), resource);
+    addForeign(violations, "degrade", rules.degrade(), resource);
+    addForeign(violations, "param-flow", rules.paramFlow(), resource);
+    addForeign(violations, "authority", rules.authority(), resource);
+    throwIfInvalid(violations);
+    engine.replace(resource, rules);
   }
 
   /**
    * Returns every problem of {@code rules} as this engine would judge them, without changing
    * anything: field problems, and rules this engine cannot enforce.
    */
+  public List<RuleViolation> validate(RuleSet rules) {
+    List<RuleViolation> violations = new ArrayList<>(rules.validate());
+    for (RuleViolation violation : clusterViolations(rules.flow())) {
+      violations.add(violation.under("flow"));
+    }
+    return violations;
+  }
+
+  /** Returns the system rule in force; {@link SystemRule#NONE} when off. */
+  public SystemRule systemRule() {
+    return engine.systemRule();
+  }
+
+  /**
+   * Replaces the system rule.
+   *
+   * @throws InvalidRulesException with every problem ({@code max-cpu-usage}, ...); nothing changed
+   */
+  public void replaceSystemRule(SystemRule rule) {
+    throwIfInvalid(SystemRuleValidator.validate(rule));
+    engine.replaceSystemRule(rule);
+  }
+
+  // Flow-only conveniences: field paths are relative to the list ([0].count).
+
+  /** Returns the flow rules in force for {@code resource}; empty when none. */
+  public List<FlowRule> flowRules(String resource) {
+    return engine.rules(resource).flow();
+  }
+
+  /** Returns the flow rules in force for every resource that has some. */
+  public Map<String, List<FlowRule>> flowRules() {
+    Map<String, List<FlowRule>> out = new LinkedHashMap<>();
+    engine.rules().forEach((resource, set) -> {
+      if (!set.flow().isEmpty()) {
+        out.put(resource, set.flow());
+      }
+    });
+    return out;
+  }
+
+  /**
+   * Replaces the flow rules of one resource, keeping its other kinds; an empty list removes them.
+   *
+   * @throws InvalidRulesException with every problem (fields as {@code [0].count}); nothing changed
+   */
+  public void replaceFlowRules(String resource, List<FlowRule> rules) {
+    List<RuleViolation> violations = validateFlowRules(rules);
+    addForeign(violations, "", rules, resource);
+    throwIfInvalid(violations);
+    engine.replace(resource, engine.rules(resource).withFlow(rules));
+  }
+
+  /**
+   * Replaces all flow rules, keeping rules of the other kinds.
+   *
+   * @throws InvalidRulesException with every problem (fields as {@code [3].grade}); nothing changed
+   */
+  public void loadFlowRules(List<FlowRule> rules) {
+    throwIfInvalid(validateFlowRules(rules));
+    List<FlowRule> flow = List.copyOf(rules);
+    RuleSet others = RuleSet.empty();
+    for (RuleSet set : engine.rules().values()) {
+      others = new RuleSet(List.of(), concat(others.degrade(), set.degrade()), concat(others.paramFlow(),
+          set.paramFlow()), concat(others.authority(), set.authority()));
+    }
+    engine.load(others.withFlow(flow));
+  }
+
+  /** Returns every problem of flow rules, fields relative to the list ({@code [0].count}). */
   public List<RuleViolation> validateFlowRules(List<FlowRule> rules) {
     List<RuleViolation> violations = new ArrayList<>(FlowRuleValidator.validate(rules));
+    violations.addAll(clusterViolations(rules));
+    return violations;
+  }
+
+  private static List<RuleViolation> clusterViolations(List<FlowRule> rules) {
+    List<RuleViolation> violations = new ArrayList<>();
     for (int i = 0; i < rules.size(); i++) {
       if (rules.get(i).clusterMode()) {
         violations.add(new RuleViolation("[" + i + "].cluster-mode",
@@ -93,5 +154,26 @@ public final class RuleRegistry {
       }
     }
     return violations;
+  }
+
+  private static void addForeign(List<RuleViolation> out, String kind, List<? extends Rule> rules, String resource) {
+    for (int i = 0; i < rules.size(); i++) {
+      if (!rules.get(i).resource().equals(resource)) {
+        out.add(new RuleViolation(kind + "[" + i + "].resource", "must be '" + resource + "' here, was '"
+            + rules.get(i).resource() + "'"));
+      }
+    }
+  }
+
+  private static void throwIfInvalid(List<RuleViolation> violations) {
+    if (!violations.isEmpty()) {
+      throw new InvalidRulesException(violations);
+    }
+  }
+
+  private static <T> List<T> concat(List<T> first, List<T> second) {
+    List<T> all = new ArrayList<>(first);
+    all.addAll(second);
+    return all;
   }
 }

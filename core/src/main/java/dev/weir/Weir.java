@@ -1,6 +1,8 @@
 package dev.weir;
 
 import dev.weir.rule.FlowRule;
+import dev.weir.rule.RuleSet;
+import dev.weir.rule.SystemRule;
 import dev.weir.spi.ProcessorSlot;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -47,10 +49,14 @@ public final class Weir implements AutoCloseable {
   private Weir(Builder builder) {
     List<ProcessorSlot> slots = new ArrayList<>();
     this.engine = new Engine(builder.ticker, builder.sleeper, builder.sampleCount, builder.maxResources,
-        builder.maxContexts, builder.maxOriginsPerResource);
+        builder.maxContexts, builder.maxOriginsPerResource, builder.systemStatus);
     slots.add(new NodeSelectionSlot());
     slots.add(new StatisticSlot(engine.inbound));
+    slots.add(new AuthoritySlot());
+    slots.add(new SystemSlot(engine));
+    slots.add(new ParamFlowSlot(engine.clock));
     slots.add(new FlowSlot(engine.clock));
+    slots.add(new DegradeSlot(engine.clock));
     if (builder.loadServiceSlots) {
       for (ProcessorSlot slot : ServiceLoader.load(ProcessorSlot.class, builder.classLoader)) {
         slots.add(slot);
@@ -60,8 +66,13 @@ public final class Weir implements AutoCloseable {
     slots.sort(Comparator.comparingInt(ProcessorSlot::order));
     engine.setSlots(slots);
     this.rules = new RuleRegistry(engine);
-    if (!builder.flowRules.isEmpty()) {
-      rules.loadFlowRules(builder.flowRules);
+    builder.listeners.forEach(engine::addListener);
+    RuleSet initial = builder.rules.withFlow(concat(builder.rules.flow(), builder.flowRules));
+    if (!initial.isEmpty()) {
+      rules.load(initial);
+    }
+    if (builder.systemRule.isActive()) {
+      rules.replaceSystemRule(builder.systemRule);
     }
   }
 
@@ -110,6 +121,7 @@ public final class Weir implements AutoCloseable {
         for (int j = i - 1; j >= 0; j--) {
           chain[j].blocked(entry, block);
         }
+        entry.refundHeld();
         stack.discard(entry);
         throw block;
       }
@@ -134,6 +146,7 @@ public final class Weir implements AutoCloseable {
         LOG.log(Level.ERROR, "Slot " + chain[i].getClass().getName() + " failed on exit of " + entry.resource, e);
       }
     }
+    entry.releaseHeld();
   }
 
   /**
@@ -186,10 +199,26 @@ public final class Weir implements AutoCloseable {
     return engine.clock.ticker();
   }
 
-  /** Releases the engine's background resources. Entries still open may be closed afterwards. */
+  /** Adds a listener told of every circuit-breaker state change of this engine. */
+  public void addCircuitBreakerListener(CircuitBreakerListener listener) {
+    engine.addListener(Objects.requireNonNull(listener, "listener"));
+  }
+
+  /** Stops the engine's background work (system load sampling). Entries still open may be closed afterwards. */
   @Override
   public void close() {
-    // No background work yet: system-rule sampling, when configured, stops here.
+    engine.close();
+  }
+
+  /** Reads system load and CPU now rather than at the next once-a-second sample; for tests. */
+  void sampleSystemNow() {
+    engine.sampleSystemNow();
+  }
+
+  private static <T> List<T> concat(List<T> first, List<T> second) {
+    List<T> all = new ArrayList<>(first);
+    all.addAll(second);
+    return all;
   }
 
   /**
@@ -206,6 +235,10 @@ public final class Weir implements AutoCloseable {
     private @Nullable ClassLoader classLoader = Weir.class.getClassLoader();
     private final List<ProcessorSlot> slots = new ArrayList<>();
     private List<FlowRule> flowRules = List.of();
+    private RuleSet rules = RuleSet.empty();
+    private SystemRule systemRule = SystemRule.NONE;
+    private SystemStatus systemStatus = SystemStatus.jvm();
+    private final List<CircuitBreakerListener> listeners = new ArrayList<>();
 
     private Builder() {
     }
@@ -271,6 +304,30 @@ public final class Weir implements AutoCloseable {
     /** Sets the flow rules in force when the engine starts; validated by {@link #build()}. */
     public Builder flowRules(List<FlowRule> rules) {
       this.flowRules = List.copyOf(rules);
+      return this;
+    }
+
+    /** Sets the rules of every kind in force when the engine starts (added to {@link #flowRules}). */
+    public Builder rules(RuleSet rules) {
+      this.rules = Objects.requireNonNull(rules, "rules");
+      return this;
+    }
+
+    /** Sets the system rule in force when the engine starts. */
+    public Builder systemRule(SystemRule systemRule) {
+      this.systemRule = Objects.requireNonNull(systemRule, "systemRule");
+      return this;
+    }
+
+    /** Sets where system load and CPU usage are read (default: the JVM's operating-system bean). */
+    public Builder systemStatus(SystemStatus systemStatus) {
+      this.systemStatus = Objects.requireNonNull(systemStatus, "systemStatus");
+      return this;
+    }
+
+    /** Adds a listener of circuit-breaker state changes. */
+    public Builder circuitBreakerListener(CircuitBreakerListener listener) {
+      listeners.add(Objects.requireNonNull(listener, "listener"));
       return this;
     }
 

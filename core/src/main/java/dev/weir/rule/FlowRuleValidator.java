@@ -2,9 +2,7 @@ package dev.weir.rule;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Checks flow rules and reports every problem with the field it concerns, named as in YAML
@@ -33,34 +31,14 @@ public final class FlowRuleValidator {
 
   /** Returns every problem of {@code rules}; fields are prefixed with the rule's index. */
   public static List<RuleViolation> validate(List<FlowRule> rules) {
-    List<RuleViolation> violations = new ArrayList<>();
-    Map<FlowRule, Integer> firstIndex = new HashMap<>();
-    for (int i = 0; i < rules.size(); i++) {
-      FlowRule rule = rules.get(i);
-      String at = "[" + i + "]";
-      for (RuleViolation violation : validate(rule)) {
-        violations.add(violation.under(at + "."));
-      }
-      Integer earlier = firstIndex.putIfAbsent(rule, i);
-      if (earlier != null) {
-        violations.add(new RuleViolation(at, "duplicate of rule [" + earlier + "]; remove one"));
-      }
-    }
-    return violations;
+    return Checks.each(rules, FlowRuleValidator::validate);
   }
 
   /** Returns every problem of one rule; fields are named without an index ({@code count}). */
   public static List<RuleViolation> validate(FlowRule rule) {
     List<RuleViolation> out = new ArrayList<>();
-    if (rule.resource().isBlank()) {
-      out.add(new RuleViolation("resource", "is required"));
-    }
-    double count = rule.count();
-    if (!(count >= 0) || Double.isInfinite(count)) {
-      out.add(new RuleViolation("count", "must be a number >= 0 (0 refuses every call), was " + count));
-    } else if (count > MAX_COUNT) {
-      out.add(new RuleViolation("count", "must be at most " + (long) MAX_COUNT + ", was " + count));
-    }
+    Checks.resource(rule.resource(), out);
+    Checks.count("count", rule.count(), MAX_COUNT, out);
     if (rule.grade() == FlowGrade.THREADS) {
       validateThreads(rule, out);
     } else {
@@ -170,6 +148,6 @@ public final class FlowRuleValidator {
   }
 
   private static String name(Enum<?> value) {
-    return value.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    return Checks.name(value);
   }
 }

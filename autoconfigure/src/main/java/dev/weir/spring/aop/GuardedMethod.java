@@ -1,0 +1,108 @@
+package dev.weir.spring.aop;
+
+import dev.weir.BlockException;
+import dev.weir.Entry;
+import dev.weir.EntryType;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@code @RateLimited} method as resolved at startup: its resource, its exception filters and
+ * its handlers, most specific first. Routing follows {@link dev.weir.annotation.RateLimited}.
+ */
+final class GuardedMethod {
+
+  final String resource;
+  final EntryType entryType;
+  private final Class<?>[] trace;
+  private final boolean traceAll;
+  private final Class<?>[] ignore;
+  private final Handler[] blockHandlers;
+  private final Handler[] fallbacks;
+  private final Handler[] defaultFallbacks;
+
+  GuardedMethod(String resource, EntryType entryType, Class<?>[] trace, Class<?>[] ignore, Handler[] blockHandlers,
+      Handler[] fallbacks, Handler[] defaultFallbacks) {
+    this.resource = resource;
+    this.entryType = entryType;
+    this.trace = trace.clone();
+    this.traceAll = contains(trace, Throwable.class);
+    this.ignore = ignore.clone();
+    this.blockHandlers = blockHandlers.clone();
+    this.fallbacks = fallbacks.clone();
+    this.defaultFallbacks = defaultFallbacks.clone();
+  }
+
+  /** Routes a refusal: blockHandler, fallback, defaultFallback, else rethrows it. */
+  @Nullable Object blocked(@Nullable Object target, Object[] args, BlockException block) throws Throwable {
+    for (Handler handler : blockHandlers) {
+      if (handler.appliesTo(block)) {
+        return handler.invoke(target, args, block);
+      }
+    }
+    return fallBack(target, args, block);
+  }
+
+  /**
+   * Completes {@code entry}, whose call threw {@code failure}, and routes the failure: ignored and
+   * untraced ones are rethrown, nested refusals go the way of a refusal, traced ones are recorded
+   * and go to the fallbacks.
+   */
+  @Nullable Object failed(Entry entry, @Nullable Object target, Object[] args, Throwable failure) throws Throwable {
+    if (isIgnored(failure)) {
+      entry.close();
+      throw failure;
+    }
+    if (failure instanceof BlockException block) {
+      entry.close();
+      return blocked(target, args, block);
+    }
+    if (!traceAll && !isInstance(trace, failure)) {
+      entry.close();
+      throw failure;
+    }
+    entry.recordError(failure);
+    entry.close();
+    return fallBack(target, args, failure);
+  }
+
+  private @Nullable Object fallBack(@Nullable Object target, Object[] args, Throwable throwable) throws Throwable {
+    for (Handler handler : fallbacks) {
+      if (handler.appliesTo(throwable)) {
+        return handler.invoke(target, args, throwable);
+      }
+    }
+    for (Handler handler : defaultFallbacks) {
+      if (handler.appliesTo(throwable)) {
+        return handler.invoke(target, args, throwable);
+      }
+    }
+    throw throwable;
+  }
+
+  private boolean isIgnored(Throwable failure) {
+    return ignore.length != 0 && isInstance(ignore, failure);
+  }
+
+  private static boolean isInstance(Class<?>[] types, Throwable throwable) {
+    for (Class<?> type : types) {
+      if (type.isInstance(throwable)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean contains(Class<?>[] types, Class<?> type) {
+    for (Class<?> candidate : types) {
+      if (candidate == type) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public String toString() {
+    return "GuardedMethod{" + resource + "}";
+  }
+}

@@ -1,0 +1,264 @@
+package dev.weir.spring.aop;
+
+import dev.weir.BlockException;
+import dev.weir.annotation.RateLimited;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Resolves the handlers of one {@code @RateLimited} method by the signature rules of
+ * {@link RateLimited}, or explains, in a {@link RateLimitedDeclarationException}, why it cannot.
+ */
+final class HandlerResolver {
+
+  private static final Handler[] NONE = new Handler[0];
+
+  /** The three kinds of handler and their signature rules. */
+  private enum Kind {
+    BLOCK_HANDLER("blockHandler", true, true, BlockException.class),
+    FALLBACK("fallback", true, false, Throwable.class),
+    DEFAULT_FALLBACK("defaultFallback", false, false, Throwable.class);
+
+    final String attribute;
+    final boolean takesArgs;
+    final boolean throwableRequired;
+    final Class<? extends Throwable> bound;
+
+    Kind(String attribute, boolean takesArgs, boolean throwableRequired, Class<? extends Throwable> bound) {
+      this.attribute = attribute;
+      this.takesArgs = takesArgs;
+      this.throwableRequired = throwableRequired;
+      this.bound = bound;
+    }
+  }
+
+  private final Class<?> beanClass;
+  private final Method method;
+  private final RateLimited annotation;
+  private final @Nullable RateLimited typeAnnotation;
+
+  private HandlerResolver(Class<?> beanClass, Method method, RateLimited annotation,
+      @Nullable RateLimited typeAnnotation) {
+    this.beanClass = beanClass;
+    this.method = method;
+    this.annotation = annotation;
+    this.typeAnnotation = typeAnnotation;
+  }
+
+  /**
+   * Resolves {@code method} of {@code beanClass}, guarded by {@code annotation} (its own, or the
+   * type's); {@code typeAnnotation} is the type's, if any, for an inherited defaultFallback.
+   *
+   * @throws RateLimitedDeclarationException when a handler is missing or mismatched
+   */
+  static GuardedMethod resolve(Class<?> beanClass, Method method, RateLimited annotation,
+      @Nullable RateLimited typeAnnotation) {
+    return new HandlerResolver(beanClass, method, annotation, typeAnnotation).resolve();
+  }
+
+  /** Returns the default resource name of {@code method} on {@code beanClass}. */
+  static String defaultResource(Class<?> beanClass, Method method) {
+    String simpleName = beanClass.getSimpleName();
+    if (simpleName.isEmpty()) {
+      simpleName = ClassUtils.getShortName(beanClass);
+    }
+    return simpleName + "." + method.getName();
+  }
+
+  private GuardedMethod resolve() {
+    String resource = annotation.value().isEmpty() ? defaultResource(beanClass, method) : annotation.value();
+    Handler[] blockHandlers = handlers(Kind.BLOCK_HANDLER, annotation.blockHandler(),
+        holder(annotation.blockHandlerClass(), "blockHandlerClass"));
+    Handler[] fallbacks = handlers(Kind.FALLBACK, annotation.fallback(),
+        holder(annotation.fallbackClass(), "fallbackClass"));
+    RateLimited defaults = annotation;
+    if (annotation.defaultFallback().isEmpty() && typeAnnotation != null) {
+      defaults = typeAnnotation;
+    }
+    Handler[] defaultFallbacks = handlers(Kind.DEFAULT_FALLBACK, defaults.defaultFallback(),
+        holder(defaults.fallbackClass(), "fallbackClass"));
+    return new GuardedMethod(resource, annotation.entryType(), annotation.exceptionsToTrace(),
+        annotation.exceptionsToIgnore(), blockHandlers, fallbacks, defaultFallbacks);
+  }
+
+  private @Nullable Class<?> holder(Class<?>[] classes, String attribute) {
+    if (classes.length > 1) {
+      throw new RateLimitedDeclarationException(beanClass, method,
+          "@RateLimited on " + describe(beanClass, method) + " names " + classes.length + " classes in " + attribute
+              + " " + Arrays.stream(classes).map(Class::getName).toList() + "; at most one is allowed.",
+          "Name a single class in " + attribute + ", or none to use the bean's own class.");
+    }
+    return classes.length == 0 ? null : classes[0];
+  }
+
+  private Handler[] handlers(Kind kind, String name, @Nullable Class<?> otherClass) {
+    if (name.isEmpty()) {
+      return NONE;
+    }
+    Class<?> holder = otherClass != null ? otherClass : beanClass;
+    boolean staticOnly = otherClass != null;
+    Method[] candidates = ReflectionUtils.getUniqueDeclaredMethods(holder, m -> m.getName().equals(name));
+    List<Handler> handlers = new ArrayList<>();
+    List<Method> matched = new ArrayList<>();
+    List<String> rejected = new ArrayList<>();
+    for (Method candidate : candidates) {
+      String mismatch = mismatch(kind, candidate, staticOnly);
+      if (mismatch != null) {
+        rejected.add(signature(candidate) + ": " + mismatch);
+        continue;
+      }
+      int leading = kind.takesArgs ? method.getParameterCount() : 0;
+      boolean takesThrowable = candidate.getParameterCount() > leading;
+      Class<? extends Throwable> appliesTo = takesThrowable
+          ? candidate.getParameterTypes()[leading].asSubclass(Throwable.class) : Throwable.class;
+      for (Method other : matched) {
+        Class<?> otherType = other.getParameterCount() > leading ? other.getParameterTypes()[leading] : Throwable.class;
+        if (otherType == appliesTo) {
+          throw new RateLimitedDeclarationException(beanClass, method,
+              "@RateLimited on " + describe(beanClass, method) + " names " + kind.attribute + " \"" + name
+                  + "\", and " + holder.getName() + " has two methods of that name for the same exceptions:\n\t"
+                  + signature(other) + "\n\t" + signature(candidate),
+              "Keep one of them (a " + kind.attribute + " without a Throwable parameter handles every Throwable).");
+        }
+      }
+      matched.add(candidate);
+      handlers.add(Handler.of(candidate, leading, kind.takesArgs, takesThrowable, appliesTo));
+    }
+    if (handlers.isEmpty()) {
+      throw notFound(kind, name, holder, staticOnly, rejected);
+    }
+    handlers.sort(Comparator.comparingInt((Handler h) -> depth(h.appliesTo)).reversed());
+    return handlers.toArray(NONE);
+  }
+
+  private @Nullable String mismatch(Kind kind, Method candidate, boolean staticOnly) {
+    boolean isStatic = Modifier.isStatic(candidate.getModifiers());
+    if (staticOnly && !isStatic) {
+      return "is not static; a handler in another class than the bean's must be static";
+    }
+    Class<?>[] leading = kind.takesArgs ? method.getParameterTypes() : new Class<?>[0];
+    Class<?>[] params = candidate.getParameterTypes();
+    int extra = params.length - leading.length;
+    boolean shapeOk = extra >= 0 && extra <= 1
+        && Arrays.equals(Arrays.copyOf(params, leading.length), leading)
+        && (extra == 1 ? kind.bound.isAssignableFrom(params[leading.length]) : !kind.throwableRequired);
+    if (!shapeOk) {
+      return "takes (" + names(params) + "), expected " + expectedParameters(kind, leading);
+    }
+    Class<?> expectedReturn = method.getReturnType();
+    Class<?> actualReturn = candidate.getReturnType();
+    boolean returnOk = expectedReturn == void.class ? actualReturn == void.class
+        : actualReturn != void.class && ClassUtils.isAssignable(expectedReturn, actualReturn);
+    if (!returnOk) {
+      return "returns " + actualReturn.getSimpleName() + ", which is not assignable to "
+          + expectedReturn.getSimpleName();
+    }
+    for (Class<?> thrown : candidate.getExceptionTypes()) {
+      if (isChecked(thrown) && !declares(method, thrown)) {
+        return "declares checked exception " + thrown.getName() + ", which " + method.getName()
+            + " does not declare (callers would get it wrapped in an UndeclaredThrowableException)";
+      }
+    }
+    return null;
+  }
+
+  private RateLimitedDeclarationException notFound(Kind kind, String name, Class<?> holder, boolean staticOnly,
+      List<String> rejected) {
+    String returns = method.getReturnType().getSimpleName();
+    Class<?>[] leading = kind.takesArgs ? method.getParameterTypes() : new Class<?>[0];
+    List<String> expected = new ArrayList<>();
+    String prefix = (staticOnly ? "static " : "") + returns + " " + name + "(";
+    switch (kind) {
+      case BLOCK_HANDLER -> {
+        expected.add(prefix + names(leading, "BlockException") + ")");
+        expected.add(prefix + names(leading, "FlowException") + "), or another subclass of BlockException"
+            + " (DegradeException, ParamFlowException, AuthorityException, SystemBlockException): handles"
+            + " blocks of that kind only");
+      }
+      case FALLBACK -> {
+        expected.add(prefix + names(leading) + ")");
+        expected.add(prefix + names(leading, "Throwable") + "), or a subclass of Throwable: handles that kind only");
+      }
+      case DEFAULT_FALLBACK -> {
+        expected.add(prefix + ")");
+        expected.add(prefix + "Throwable), or a subclass of Throwable: handles that kind only");
+      }
+    }
+    StringBuilder description = new StringBuilder()
+        .append("@RateLimited on ").append(describe(beanClass, method)).append(" names ").append(kind.attribute)
+        .append(" \"").append(name).append("\", but ").append(holder.getName())
+        .append(rejected.isEmpty() ? " has no method of that name." : " has no method of that name with a matching"
+            + " signature.");
+    description.append("\n\nMethods named \"").append(name).append("\" found:");
+    if (rejected.isEmpty()) {
+      description.append("\n\tnone");
+    }
+    for (String reason : rejected) {
+      description.append("\n\t").append(reason);
+    }
+    description.append("\n\nSignatures that would match (")
+        .append(staticOnly ? "static, any visibility" : "any visibility, static or not").append("):");
+    for (String signature : expected) {
+      description.append("\n\t").append(signature);
+    }
+    String action = "Declare one of the signatures above in " + holder.getName() + ", or correct the "
+        + kind.attribute + " attribute of @RateLimited on " + describe(beanClass, method) + ".";
+    return new RateLimitedDeclarationException(beanClass, method, description.toString(), action);
+  }
+
+  private static String expectedParameters(Kind kind, Class<?>[] leading) {
+    return switch (kind) {
+      case BLOCK_HANDLER -> "(" + names(leading, "BlockException") + ") or a subclass of BlockException last";
+      case FALLBACK -> "(" + names(leading) + "), optionally followed by a Throwable";
+      case DEFAULT_FALLBACK -> "() or (Throwable)";
+    };
+  }
+
+  static String describe(Class<?> beanClass, Method method) {
+    return beanClass.getName() + "." + method.getName() + "(" + names(method.getParameterTypes()) + ")";
+  }
+
+  private static String signature(Method candidate) {
+    String modifiers = Modifier.toString(candidate.getModifiers() & (Modifier.methodModifiers() & ~Modifier.ABSTRACT));
+    return (modifiers.isEmpty() ? "" : modifiers + " ") + candidate.getReturnType().getSimpleName() + " "
+        + candidate.getName() + "(" + names(candidate.getParameterTypes()) + ")";
+  }
+
+  private static String names(Class<?>[] types, String... more) {
+    List<String> all = new ArrayList<>();
+    for (Class<?> type : types) {
+      all.add(type.getSimpleName());
+    }
+    all.addAll(Arrays.asList(more));
+    return all.stream().collect(Collectors.joining(", "));
+  }
+
+  private static boolean isChecked(Class<?> thrown) {
+    return !RuntimeException.class.isAssignableFrom(thrown) && !Error.class.isAssignableFrom(thrown);
+  }
+
+  private static boolean declares(Method method, Class<?> thrown) {
+    for (Class<?> declared : method.getExceptionTypes()) {
+      if (declared.isAssignableFrom(thrown)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static int depth(Class<?> type) {
+    int depth = 0;
+    for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+      depth++;
+    }
+    return depth;
+  }
+}

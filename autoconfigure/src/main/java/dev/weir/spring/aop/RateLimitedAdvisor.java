@@ -1,0 +1,88 @@
+package dev.weir.spring.aop;
+
+import dev.weir.Weir;
+import java.lang.reflect.Method;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.aopalliance.aop.Advice;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.support.AbstractPointcutAdvisor;
+import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.core.Ordered;
+
+/**
+ * The Spring AOP advisor that applies {@link dev.weir.annotation.RateLimited} to beans: any
+ * auto-proxy creator in the context (Spring Boot's, or the infrastructure one that the Weir
+ * auto-configuration registers when AspectJ is absent) wraps the beans that have such methods.
+ *
+ * <p>Every {@code @RateLimited} declaration of a class is resolved the first time the class is
+ * matched, when its bean is created; an invalid one fails the bean's creation with a
+ * {@link RateLimitedDeclarationException}. Calls then run without reflective lookups.
+ *
+ * <p>The advisor orders itself at {@link #DEFAULT_ORDER}: outside {@code @Transactional} and
+ * {@code @Cacheable} (both at {@link Ordered#LOWEST_PRECEDENCE}), so that a refused call opens no
+ * transaction.
+ */
+public final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
+
+  private static final long serialVersionUID = 1L;
+
+  /** The default order: just before Spring's own transaction and cache advisors. */
+  public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
+
+  private final transient RateLimitedMethods methods = new RateLimitedMethods();
+  private final transient RateLimitedInterceptor interceptor;
+  private final transient Pointcut pointcut = new RateLimitedPointcut(methods);
+
+  /**
+   * Creates the advisor.
+   *
+   * @param weir supplies the engine; asked on the first guarded call, so that creating the advisor
+   *     (early, with the post-processors) does not create the engine
+   */
+  public RateLimitedAdvisor(Supplier<Weir> weir) {
+    this.interceptor = new RateLimitedInterceptor(methods, weir);
+    setOrder(DEFAULT_ORDER);
+  }
+
+  /**
+   * Inspects {@code type} now: returns whether it has {@code @RateLimited} methods.
+   *
+   * @throws RateLimitedDeclarationException when one of its declarations is invalid
+   */
+  public boolean inspect(Class<?> type) {
+    return methods.isGuarded(type);
+  }
+
+  /** Returns the resource names of the {@code @RateLimited} methods of every class inspected so far. */
+  public Set<String> resources() {
+    return methods.resources();
+  }
+
+  @Override
+  public Pointcut getPointcut() {
+    return pointcut;
+  }
+
+  @Override
+  public Advice getAdvice() {
+    return interceptor;
+  }
+
+  /** Matches the classes with {@code @RateLimited} methods, and those methods. */
+  private static final class RateLimitedPointcut extends StaticMethodMatcherPointcut {
+
+    private final RateLimitedMethods methods;
+
+    RateLimitedPointcut(RateLimitedMethods methods) {
+      this.methods = methods;
+      setClassFilter(methods::isGuarded);
+    }
+
+    @Override
+    public boolean matches(Method method, @Nullable Class<?> targetClass) {
+      return methods.find(method, targetClass) != null;
+    }
+  }
+}

@@ -1,0 +1,49 @@
+package dev.weir.spring.aop;
+
+import dev.weir.BlockException;
+import dev.weir.Entry;
+import dev.weir.Weir;
+import java.util.function.Supplier;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Guards each call of a {@code @RateLimited} method: enters its resource, runs it, and routes
+ * refusals and failures to the handlers resolved at startup. Exceptions leave as they came, never
+ * wrapped, so checked ones reach the caller as declared.
+ */
+final class RateLimitedInterceptor implements MethodInterceptor {
+
+  private final RateLimitedMethods methods;
+  private final Supplier<Weir> weir;
+
+  RateLimitedInterceptor(RateLimitedMethods methods, Supplier<Weir> weir) {
+    this.methods = methods;
+    this.weir = weir;
+  }
+
+  @Override
+  public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+    Object target = invocation.getThis();
+    GuardedMethod guarded = methods.forCall(invocation.getMethod(), target);
+    if (guarded == null) {
+      return invocation.proceed();
+    }
+    Object[] args = invocation.getArguments();
+    Entry entry;
+    try {
+      entry = weir.get().entry(guarded.resource, guarded.entryType, 1, args);
+    } catch (BlockException block) {
+      return guarded.blocked(target, args, block);
+    }
+    Object result;
+    try {
+      result = invocation.proceed();
+    } catch (Throwable failure) {
+      return guarded.failed(entry, target, args, failure);
+    }
+    entry.close();
+    return result;
+  }
+}

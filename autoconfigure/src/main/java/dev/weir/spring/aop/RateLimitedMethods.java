@@ -1,0 +1,141 @@
+package dev.weir.spring.aop;
+
+import dev.weir.annotation.RateLimited;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.core.annotation.MergedAnnotation;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * The {@code @RateLimited} methods of the application's classes. A class is inspected once, as a
+ * whole, the first time it is asked about (when its bean is proxied, or by the startup check), so
+ * that every declaration of it fails the start rather than its first call. Calls then find their
+ * {@link GuardedMethod} through a map keyed by the invoked {@link Method}, without allocating.
+ */
+final class RateLimitedMethods {
+
+  private static final Log logger = LogFactory.getLog(RateLimitedMethods.class);
+  private static final Object NONE = new Object();
+
+  /** Guarded methods of each inspected user class, by their most specific method. */
+  private final Map<Class<?>, Map<Method, GuardedMethod>> byClass = new ConcurrentHashMap<>();
+  /** Answers for (invoked method, runtime class) pairs: a GuardedMethod or NONE. */
+  private final Map<MethodClassKey, Object> byCall = new ConcurrentHashMap<>();
+  /** The last answer per invoked method, for the common case of one runtime class per method. */
+  private final Map<Method, Hit> lastHit = new ConcurrentHashMap<>();
+  private final Set<String> resources = ConcurrentHashMap.newKeySet();
+
+  private record Hit(Class<?> runtimeClass, GuardedMethod guarded) {
+  }
+
+  /**
+   * Returns whether {@code type} has {@code @RateLimited} methods, resolving all of them.
+   *
+   * @throws RateLimitedDeclarationException when a declaration of the class is invalid
+   */
+  boolean isGuarded(Class<?> type) {
+    return !guardedMethods(ClassUtils.getUserClass(type)).isEmpty();
+  }
+
+  /** Returns the guarded method that {@code method} invoked on an instance of {@code targetClass} runs. */
+  @Nullable GuardedMethod find(Method method, @Nullable Class<?> targetClass) {
+    Class<?> userClass = targetClass != null ? ClassUtils.getUserClass(targetClass) : method.getDeclaringClass();
+    Map<Method, GuardedMethod> methods = guardedMethods(userClass);
+    if (methods.isEmpty()) {
+      return null;
+    }
+    return methods.get(AopUtils.getMostSpecificMethod(method, userClass));
+  }
+
+  /** The hot path: the guarded method of a call of {@code method} on {@code target}. */
+  @Nullable GuardedMethod forCall(Method method, @Nullable Object target) {
+    Class<?> runtimeClass = target != null ? target.getClass() : method.getDeclaringClass();
+    Hit hit = lastHit.get(method);
+    if (hit != null && hit.runtimeClass == runtimeClass) {
+      return hit.guarded;
+    }
+    Object answer = byCall.computeIfAbsent(new MethodClassKey(method, runtimeClass), key -> {
+      GuardedMethod guarded = find(method, runtimeClass);
+      return guarded != null ? guarded : NONE;
+    });
+    if (answer == NONE) {
+      return null;
+    }
+    GuardedMethod guarded = (GuardedMethod) answer;
+    lastHit.put(method, new Hit(runtimeClass, guarded));
+    return guarded;
+  }
+
+  /** Returns the resource names of every {@code @RateLimited} method inspected so far. */
+  Set<String> resources() {
+    return Collections.unmodifiableSet(resources);
+  }
+
+  private Map<Method, GuardedMethod> guardedMethods(Class<?> userClass) {
+    Map<Method, GuardedMethod> methods = byClass.get(userClass);
+    if (methods == null) {
+      methods = inspect(userClass);
+      Map<Method, GuardedMethod> raced = byClass.putIfAbsent(userClass, methods);
+      if (raced != null) {
+        return raced;
+      }
+      methods.values().forEach(guarded -> resources.add(guarded.resource));
+    }
+    return methods;
+  }
+
+  private static Map<Method, GuardedMethod> inspect(Class<?> userClass) {
+    if (userClass.isInterface() || Modifier.isAbstract(userClass.getModifiers())
+        || !AnnotationUtils.isCandidateClass(userClass, RateLimited.class)) {
+      return Map.of(); // runtime classes are concrete; an interface or abstract type says too little
+    }
+    MergedAnnotation<RateLimited> onType =
+        MergedAnnotations.from(userClass, SearchStrategy.TYPE_HIERARCHY).get(RateLimited.class);
+    RateLimited typeAnnotation = onType.isPresent() ? onType.synthesize() : null;
+    if (typeAnnotation != null && !typeAnnotation.value().isEmpty()) {
+      throw new RateLimitedDeclarationException(userClass, null,
+          "@RateLimited on type " + userClass.getName() + " sets value \"" + typeAnnotation.value()
+              + "\", but on a type every public method is a resource of its own, named"
+              + " SimpleClassName.methodName.",
+          "Remove the value from the type's @RateLimited, or annotate the methods with @RateLimited(\""
+              + typeAnnotation.value() + "\") instead.");
+    }
+    Map<Method, GuardedMethod> guarded = new HashMap<>();
+    for (Method method : ReflectionUtils.getUniqueDeclaredMethods(userClass, ReflectionUtils.USER_DECLARED_METHODS)) {
+      MergedAnnotation<RateLimited> onMethod =
+          MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY).get(RateLimited.class);
+      int modifiers = method.getModifiers();
+      if (onMethod.isPresent()) {
+        if (Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers)) {
+          logger.warn("@RateLimited on " + HandlerResolver.describe(userClass, method) + " has no effect: "
+              + (Modifier.isStatic(modifiers) ? "static" : "private") + " methods are not called through the"
+              + " bean's proxy.");
+          continue;
+        }
+        guarded.put(method, HandlerResolver.resolve(userClass, method, onMethod.synthesize(), typeAnnotation));
+      } else if (typeAnnotation != null && Modifier.isPublic(modifiers) && !Modifier.isStatic(modifiers)
+          && !isObjectMethod(method)) {
+        guarded.put(method, HandlerResolver.resolve(userClass, method, typeAnnotation, typeAnnotation));
+      }
+    }
+    return guarded.isEmpty() ? Map.of() : Map.copyOf(guarded);
+  }
+
+  private static boolean isObjectMethod(Method method) {
+    return ReflectionUtils.findMethod(Object.class, method.getName(), method.getParameterTypes()) != null;
+  }
+}

@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Turns JMH JSON results (-prof gc -rf json) of CoreEntryBenchmark into a Markdown table.
+
+Usage: report.py --out latest.md [--label QUICK] [--java java] [--params "..."] result.json...
+
+Benchmarks are named <case>_<engine>; each row is compared with weir's row of the same case and
+thread count ("x Weir" = score / Weir's score, so 2.00x means twice as slow as Weir).
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+
+ENGINES = ["weir", "sentinel", "resilience4j", "bucket4j", "guava"]
+CASES = {
+    "qps": "rate rule, never refuses (entry + close)",
+    "rejected": "every call refused (count 0 / exhausted limiter)",
+    "threads": "concurrency rule, never refuses",
+    "warmUp": "warm-up rule at a rate never reached",
+    "queue": "pacing rule (queue / rate limiter) at a rate never reached",
+    "noRule": "resource without rules",
+}
+CALLS = {
+    "weir": "`weir.entry(res)` + `close()`",
+    "sentinel": "`SphU.entry(res)` + `exit()` (rules via `FlowRuleManager.loadRules`)",
+    "resilience4j": "`RateLimiter.acquirePermission()` (atomic limiter, timeout 0)",
+    "bucket4j": "`Bucket.tryConsume(1)` (local lock-free bucket)",
+    "guava": "`RateLimiter.tryAcquire()`",
+}
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def java_version(java):
+    try:
+        out = subprocess.run([java, "-version"], capture_output=True, text=True, check=False)
+        return out.stderr.strip() or out.stdout.strip()
+    except OSError as e:
+        return "unknown (%s)" % e
+
+
+def git_revision():
+    try:
+        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                             check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "core"], capture_output=True,
+                               text=True, check=True).stdout.strip()
+        return rev + (" (core/ has uncommitted changes)" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def fmt_num(v):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    if abs(v) >= 100:
+        return "%.0f" % v
+    if abs(v) >= 10:
+        return "%.1f" % v
+    return "%.2f" % v
+
+
+def fmt_bytes(v):
+    if v is None or math.isnan(v):
+        return "n/a"
+    if v < 0.5:
+        return "%.3f" % v
+    return "%.1f" % v
+
+
+def seconds(time_text):
+    """JMH writes times as '2 s', '500 ms', ..."""
+    value, unit = time_text.split()
+    return float(value) * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1, "min": 60}[unit]
+
+
+def load(paths):
+    rows = {}
+    meta = None
+    for path in paths:
+        with open(path) as f:
+            results = json.load(f)
+        for r in results:
+            name = r["benchmark"].rsplit(".", 1)[1]
+            case, _, engine = name.partition("_")
+            threads = r["threads"]
+            primary = r["primaryMetric"]
+            secondary = r.get("secondaryMetrics", {})
+            alloc = secondary.get("gc.alloc.rate.norm", {}).get("score")
+            refused = secondary.get("refused", {}).get("score")
+            ops = None
+            if primary["score"] > 0:
+                measured = r["forks"] * r["measurementIterations"] * seconds(r["measurementTime"])
+                ops = threads * measured * 1e9 / primary["score"]
+            rows[(threads, case, engine)] = {
+                "score": primary["score"],
+                "error": primary["scoreError"] if isinstance(primary["scoreError"], float) else float("nan"),
+                "unit": primary["scoreUnit"],
+                "alloc": alloc,
+                "refused": refused,
+                "ops": ops,
+                "benchmark": r["benchmark"],
+            }
+            meta = meta or r
+    return rows, meta
+
+
+def sort_key(key):
+    threads, case, engine = key
+    c = list(CASES).index(case) if case in CASES else len(CASES)
+    e = ENGINES.index(engine) if engine in ENGINES else len(ENGINES)
+    return threads, c, case, e, engine
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--label", default="")
+    ap.add_argument("--java", default="java")
+    ap.add_argument("--params", default="")
+    ap.add_argument("results", nargs="+")
+    args = ap.parse_args()
+
+    rows, meta = load(args.results)
+    if not rows:
+        sys.exit("no results in " + " ".join(args.results))
+
+    out = []
+    title = "# Weir core engine vs peers: entry cost"
+    if args.label:
+        title += " (%s)" % args.label
+    out.append(title)
+    out.append("")
+    if args.label:
+        out.append("> **%s run**: short forks and iterations on a possibly busy machine; the numbers show "
+                   "that the pipeline works, not how fast anything is." % args.label)
+        out.append("")
+    out.append("- Machine: %s, %d cores (`nproc`), %s %s" % (cpu_model(), os.cpu_count() or 0,
+                                                          platform.system(), platform.release()))
+    jv = java_version(args.java).splitlines()
+    out.append("- JDK (`java -version`): %s" % "; ".join(line.strip() for line in jv))
+    out.append("- JMH %s, VM %s %s, JVM args: `%s`" % (meta.get("jmhVersion", "?"), meta.get("vmName", "?"),
+                                                    meta.get("vmVersion", "?"), " ".join(meta.get("jvmArgs", [])) or "(none)"))
+    out.append("- Date: %s" % datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    out.append("- Weir revision: %s" % git_revision())
+    if args.params:
+        out.append("- JMH parameters: `%s`" % args.params)
+    out.append("")
+    out.append("Score: average time per call (ns/op, lower is better) ± JMH's 99.9% confidence half-width "
+               "(n/a with too few samples). B/op: `gc.alloc.rate.norm` from `-prof gc`. "
+               "x Weir: score / Weir's score in the same case and thread count (above 1 = slower than Weir). "
+               "With 2 threads both contend on one limiter.")
+    out.append("")
+
+    for threads in sorted({k[0] for k in rows}):
+        out.append("## %d thread%s" % (threads, "" if threads == 1 else "s"))
+        out.append("")
+        out.append("| Case | Engine | Score (ns/op) | ± Error | B/op | x Weir | Notes |")
+        out.append("| --- | --- | ---: | ---: | ---: | ---: | --- |")
+        for key in sorted((k for k in rows if k[0] == threads), key=sort_key):
+            _, case, engine = key
+            row = rows[key]
+            weir = rows.get((threads, case, "weir"))
+            ratio = "%.2fx" % (row["score"] / weir["score"]) if weir and weir["score"] > 0 else "n/a"
+            notes = []
+            if row["unit"] != "ns/op":
+                notes.append("unit " + row["unit"])
+            if row["refused"]:
+                share = ""
+                if row["ops"]:
+                    share = " (~%.3g per million calls)" % (row["refused"] / row["ops"] * 1e6)
+                notes.append("**%d refusals in a never-refusing case**%s" % (row["refused"], share))
+            out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                case, engine, fmt_num(row["score"]), fmt_num(row["error"]), fmt_bytes(row["alloc"]), ratio,
+                "; ".join(notes)))
+        out.append("")
+
+    out.append("## Cases and calls")
+    out.append("")
+    for case, text in CASES.items():
+        out.append("- `%s`: %s" % (case, text))
+    out.append("")
+    for engine, text in CALLS.items():
+        out.append("- %s: %s" % (engine, text))
+    out.append("")
+    out.append("Source: `benchmarks/src/main/java/dev/weir/benchmarks/CoreEntryBenchmark.java`; "
+               "produced by `benchmarks/run.sh`.")
+    out.append("")
+
+    with open(args.out, "w") as f:
+        f.write("\n".join(out))
+    print("wrote " + args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+package dev.weir;
+
+import dev.weir.spi.Invocation;
+import dev.weir.spi.ProcessorSlot;
+import dev.weir.spi.SlotOrder;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Applies the resource's circuit breakers. A call passes only if every breaker lets it; when one
+ * refuses, the probes that earlier breakers admitted for this call are handed back (those breakers
+ * reopen). Completions are reported to every breaker the call went through.
+ */
+final class DegradeSlot extends ProcessorSlot {
+
+  private final EngineClock clock;
+
+  DegradeSlot(EngineClock clock) {
+    this.clock = clock;
+  }
+
+  @Override
+  public int order() {
+    return SlotOrder.DEGRADE;
+  }
+
+  @Override
+  public @Nullable BlockException entry(Invocation invocation) {
+    Entry entry = (Entry) invocation;
+    CircuitBreaker[] breakers = entry.node.breakers;
+    entry.breakers = breakers;
+    for (CircuitBreaker breaker : breakers) {
+      long verdict = breaker.tryPass(entry.startNanos);
+      if (verdict < 0) {
+        refuseProbes(entry, entry.startNanos);
+        return new DegradeException(entry.resource, breaker.rule, FlowLimiter.retryAfterNanos(verdict));
+      }
+      if (verdict == 1) {
+        entry.addProbe(breaker);
+      }
+    }
+    return null;
+  }
+
+  @Override
+  public void blocked(Invocation invocation, BlockException block) {
+    refuseProbes((Entry) invocation, clock.read());
+  }
+
+  @Override
+  public void exit(Invocation invocation) {
+    Entry entry = (Entry) invocation;
+    long rt = Math.max(0L, entry.endNanos - entry.startNanos);
+    boolean failed = entry.error != null;
+    for (CircuitBreaker breaker : entry.breakers) {
+      breaker.onComplete(entry.endNanos, rt, failed, entry.isProbe(breaker));
+    }
+  }
+
+  private static void refuseProbes(Entry entry, long now) {
+    for (int i = 0; i < entry.probeCount; i++) {
+      entry.probes[i].probeRefused(now);
+    }
+    entry.probeCount = 0;
+  }
+}

@@ -1,0 +1,73 @@
+package dev.weir;
+
+import dev.weir.rule.SystemRule;
+import dev.weir.spi.Invocation;
+import dev.weir.spi.ProcessorSlot;
+import dev.weir.spi.SlotOrder;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Whole-application protection for inbound calls; see {@link SystemRule} for when a call is refused.
+ * It reads the engine's inbound statistics as they are before this call (statistics record a pass
+ * only once every slot admitted it). The thread limit is a check, not a reservation: under a burst,
+ * a few calls more than {@code max-threads} may be inside at once.
+ */
+final class SystemSlot extends ProcessorSlot {
+
+  private final Engine engine;
+
+  SystemSlot(Engine engine) {
+    this.engine = engine;
+  }
+
+  @Override
+  public int order() {
+    return SlotOrder.SYSTEM;
+  }
+
+  @Override
+  public @Nullable BlockException entry(Invocation invocation) {
+    Entry entry = (Entry) invocation;
+    if (entry.entryType != EntryType.IN) {
+      return null;
+    }
+    SystemRule rule = engine.systemRule();
+    StatisticNode inbound = engine.inbound;
+    long now = entry.startNanos;
+    if (rule.maxQps() != null && inbound.passQps(now) + entry.acquireCount > rule.maxQps()) {
+      return refuse(entry, rule);
+    }
+    long inside = inbound.activeCalls();
+    if (rule.maxThreads() != null && inside >= rule.maxThreads()) {
+      return refuse(entry, rule);
+    }
+    if (rule.maxAvgRt() != null && inbound.avgRtMillis(now) * 1e6 > rule.maxAvgRt().toNanos()) {
+      return refuse(entry, rule);
+    }
+    if (rule.maxLoad() != null && engine.sampledLoad() > rule.maxLoad() && overCapacity(inbound, inside, now)) {
+      return refuse(entry, rule);
+    }
+    if (rule.maxCpuUsage() != null && engine.sampledCpuUsage() > rule.maxCpuUsage()) {
+      return refuse(entry, rule);
+    }
+    return null;
+  }
+
+  /**
+   * BBR's test: more calls inside than the application completes in one minimal response time at
+   * its best recent rate (Little's law), and more than one. An idle service is never refused for
+   * load that others cause.
+   */
+  private boolean overCapacity(StatisticNode inbound, long inside, long now) {
+    if (inside <= 1) {
+      return false;
+    }
+    double maxSuccessPerSecond = inbound.second.max(now, b -> b.success.sum()) * (double) engine.sampleCount;
+    double minRtSeconds = inbound.minRtMillis(now) / 1000.0;
+    return inside > maxSuccessPerSecond * minRtSeconds;
+  }
+
+  private static SystemBlockException refuse(Entry entry, SystemRule rule) {
+    return new SystemBlockException(entry.resource, rule, 0);
+  }
+}

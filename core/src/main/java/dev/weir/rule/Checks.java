@@ -1,0 +1,84 @@
+package dev.weir.rule;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+
+/** What the validators share: indexing a list of rules, spotting duplicates, common field checks. */
+final class Checks {
+
+  private Checks() {
+  }
+
+  /** Validates each rule with {@code one}, prefixing fields with {@code [i].}, and flags duplicates. */
+  static <R> List<RuleViolation> each(List<R> rules, Function<R, List<RuleViolation>> one) {
+    List<RuleViolation> violations = new ArrayList<>();
+    Map<R, Integer> firstIndex = new HashMap<>();
+    for (int i = 0; i < rules.size(); i++) {
+      R rule = rules.get(i);
+      String at = "[" + i + "]";
+      if (rule == null) {
+        violations.add(new RuleViolation(at, "is empty"));
+        continue;
+      }
+      for (RuleViolation violation : one.apply(rule)) {
+        violations.add(violation.under(at + "."));
+      }
+      Integer earlier = firstIndex.putIfAbsent(rule, i);
+      if (earlier != null) {
+        violations.add(new RuleViolation(at, "duplicate of rule [" + earlier + "]; remove one"));
+      }
+    }
+    return violations;
+  }
+
+  static void resource(String resource, List<RuleViolation> out) {
+    if (resource.isBlank()) {
+      out.add(new RuleViolation("resource", "is required"));
+    }
+  }
+
+  /** A non-negative finite number up to {@code max}. */
+  static boolean count(String field, double value, double max, List<RuleViolation> out) {
+    if (!(value >= 0) || Double.isInfinite(value)) {
+      out.add(new RuleViolation(field, "must be a number >= 0, was " + value));
+      return false;
+    }
+    if (value > max) {
+      out.add(new RuleViolation(field, "must be at most " + (long) max + ", was " + value));
+      return false;
+    }
+    return true;
+  }
+
+  /** Whole milliseconds within {@code [min, max]}. */
+  static boolean wholeMillis(String field, Duration value, Duration min, Duration max, List<RuleViolation> out) {
+    boolean valid = value.compareTo(min) >= 0 && value.compareTo(max) <= 0 && value.toNanos() % 1_000_000 == 0;
+    if (!valid) {
+      out.add(new RuleViolation(field, "must be whole milliseconds from " + text(min) + " to " + text(max)
+          + ", was " + value));
+    }
+    return valid;
+  }
+
+  static String name(Enum<?> value) {
+    return value.name().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+
+  private static String text(Duration duration) {
+    if (duration.isZero()) {
+      return "0ms";
+    }
+    if (duration.toDays() > 0 && duration.equals(Duration.ofDays(duration.toDays()))) {
+      return duration.toDays() + "d";
+    }
+    if (duration.toHours() > 0 && duration.equals(Duration.ofHours(duration.toHours()))) {
+      return duration.toHours() + "h";
+    }
+    return duration.toMillis() + "ms";
+  }
+}

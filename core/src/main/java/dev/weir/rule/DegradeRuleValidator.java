@@ -1,0 +1,46 @@
+package dev.weir.rule;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Checks circuit-breaker rules; see {@link FlowRuleValidator} for the form of the result. The
+ * statistics interval has ten buckets, so it is whole milliseconds from 10 ms to 1 h.
+ */
+public final class DegradeRuleValidator {
+
+  private DegradeRuleValidator() {
+  }
+
+  /** Returns every problem of {@code rules}; fields are prefixed with the rule's index. */
+  public static List<RuleViolation> validate(List<DegradeRule> rules) {
+    return Checks.each(rules, DegradeRuleValidator::validate);
+  }
+
+  /** Returns every problem of one rule. */
+  public static List<RuleViolation> validate(DegradeRule rule) {
+    List<RuleViolation> out = new ArrayList<>();
+    Checks.resource(rule.resource(), out);
+    double threshold = rule.threshold();
+    if (Double.isNaN(threshold)) {
+      out.add(new RuleViolation("threshold", "is required"));
+    } else if (rule.strategy() == DegradeStrategy.ERROR_COUNT) {
+      Checks.count("threshold", threshold, Integer.MAX_VALUE, out);
+    } else if (!(threshold >= 0 && threshold <= 1)) {
+      out.add(new RuleViolation("threshold", "must be a ratio from 0 to 1 for strategy "
+          + Checks.name(rule.strategy()) + ", was " + threshold));
+    }
+    if (rule.strategy() == DegradeStrategy.SLOW_RATIO) {
+      Checks.wholeMillis("slow-call-threshold", rule.slowCallThreshold(), Duration.ofMillis(1), Duration.ofHours(1), out);
+    } else if (!rule.slowCallThreshold().equals(DegradeRule.DEFAULT_SLOW_CALL_THRESHOLD)) {
+      out.add(new RuleViolation("slow-call-threshold", "applies to strategy slow-ratio only"));
+    }
+    if (rule.minRequestAmount() < 1) {
+      out.add(new RuleViolation("min-request-amount", "must be at least 1, was " + rule.minRequestAmount()));
+    }
+    Checks.wholeMillis("stat-interval", rule.statInterval(), Duration.ofMillis(10), Duration.ofHours(1), out);
+    Checks.wholeMillis("open-duration", rule.openDuration(), Duration.ofMillis(1), Duration.ofDays(1), out);
+    return out;
+  }
+}

@@ -1,0 +1,68 @@
+package dev.weir.rule;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/** Checks hot-parameter rules; see {@link FlowRuleValidator} for the form of the result. */
+public final class ParamFlowRuleValidator {
+
+  private ParamFlowRuleValidator() {
+  }
+
+  /** Returns every problem of {@code rules}; fields are prefixed with the rule's index. */
+  public static List<RuleViolation> validate(List<ParamFlowRule> rules) {
+    return Checks.each(rules, ParamFlowRuleValidator::validate);
+  }
+
+  /** Returns every problem of one rule. */
+  public static List<RuleViolation> validate(ParamFlowRule rule) {
+    List<RuleViolation> out = new ArrayList<>();
+    Checks.resource(rule.resource(), out);
+    boolean threads = rule.grade() == FlowGrade.THREADS;
+    Checks.count("count", rule.count(), Integer.MAX_VALUE, out);
+    if (threads && rule.count() != Math.rint(rule.count())) {
+      out.add(new RuleViolation("count", "must be a whole number for grade threads, was " + rule.count()));
+    }
+    ControlBehavior behavior = rule.controlBehavior();
+    if (behavior != ControlBehavior.REJECT && behavior != ControlBehavior.QUEUE) {
+      out.add(new RuleViolation("control-behavior", "must be reject or queue, was " + Checks.name(behavior)));
+    }
+    if (threads) {
+      if (behavior != ControlBehavior.REJECT) {
+        out.add(new RuleViolation("control-behavior", "must be reject for grade threads"));
+      }
+      if (!rule.duration().equals(Duration.ofSeconds(1))) {
+        out.add(new RuleViolation("duration", "applies to grade qps only"));
+      }
+    } else {
+      Checks.wholeMillis("duration", rule.duration(), Duration.ofMillis(1), Duration.ofDays(1), out);
+    }
+    if (rule.burst() < 0) {
+      out.add(new RuleViolation("burst", "must be >= 0, was " + rule.burst()));
+    } else if (rule.burst() > 0 && (threads || behavior == ControlBehavior.QUEUE)) {
+      out.add(new RuleViolation("burst", "applies to grade qps with control-behavior reject only"));
+    }
+    if (rule.maxQueueingTime().isNegative()) {
+      out.add(new RuleViolation("max-queueing-time", "must be >= 0, was " + rule.maxQueueingTime()));
+    } else if (!rule.maxQueueingTime().isZero() && behavior != ControlBehavior.QUEUE) {
+      out.add(new RuleViolation("max-queueing-time", "applies to control-behavior queue only"));
+    }
+    Set<String> values = new HashSet<>();
+    for (int i = 0; i < rule.exceptions().size(); i++) {
+      ParamFlowItem item = rule.exceptions().get(i);
+      String at = "exceptions[" + i + "]";
+      if (item == null || item.value() == null) {
+        out.add(new RuleViolation(at + ".value", "is required"));
+        continue;
+      }
+      if (!values.add(item.value())) {
+        out.add(new RuleViolation(at + ".value", "'" + item.value() + "' is listed twice"));
+      }
+      Checks.count(at + ".count", item.count(), Integer.MAX_VALUE, out);
+    }
+    return out;
+  }
+}
