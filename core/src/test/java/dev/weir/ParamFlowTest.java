@@ -1,0 +1,182 @@
+package dev.weir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.rule.ControlBehavior;
+import dev.weir.rule.FlowGrade;
+import dev.weir.rule.FlowRule;
+import dev.weir.rule.ParamFlowItem;
+import dev.weir.rule.ParamFlowRule;
+import dev.weir.rule.RuleSet;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class ParamFlowTest {
+
+  private final FakeTicker ticker = new FakeTicker(3_600_000_000_000_000L);
+
+  private Weir engine(ParamFlowRule... rules) {
+    return Weir.builder().ticker(ticker).sleeper(ticker)
+        .rules(RuleSet.empty().withParamFlow(List.of(rules))).build();
+  }
+
+  private static BlockException call(Weir weir, Object... args) {
+    try (Entry entry = weir.entry("r", EntryType.OUT, 1, args)) {
+      return null;
+    } catch (BlockException refused) {
+      return refused;
+    }
+  }
+
+  private static int admitted(Weir weir, int attempts, Object... args) {
+    int admitted = 0;
+    for (int i = 0; i < attempts; i++) {
+      admitted += call(weir, args) == null ? 1 : 0;
+    }
+    return admitted;
+  }
+
+  @Test
+  void eachValueHasItsOwnBucket() {
+    Weir weir = engine(ParamFlowRule.builder("r").count(2).build());
+    assertThat(admitted(weir, 5, "a")).isEqualTo(2);
+    assertThat(admitted(weir, 5, "b")).isEqualTo(2);
+    BlockException refused = call(weir, "a");
+    assertThat(refused).isInstanceOf(ParamFlowException.class);
+    assertThat(refused.ruleKind()).isEqualTo("param-flow");
+  }
+
+  @Test
+  void refillIsCountPerDurationAndBurstAddsHeadroom() {
+    Weir weir = engine(ParamFlowRule.builder("r").count(10).burst(5).duration(Duration.ofSeconds(1)).build());
+    assertThat(admitted(weir, 100, "v")).as("count + burst after idling").isEqualTo(15);
+    BlockException refused = call(weir, "v");
+    assertThat(refused.retryAfter()).as("one permit refills in 100 ms").isEqualTo(Duration.ofMillis(100));
+    ticker.advance(Duration.ofMillis(100));
+    assertThat(admitted(weir, 100, "v")).isEqualTo(1);
+    ticker.advance(Duration.ofMillis(350));
+    assertThat(admitted(weir, 100, "v")).as("3.5 permits refilled, whole ones usable").isEqualTo(3);
+    ticker.advance(Duration.ofMillis(50));
+    assertThat(admitted(weir, 100, "v")).as("the half permit completed").isEqualTo(1);
+  }
+
+  @Test
+  void veryLongIdleRefillsToCapacityWithoutOverflow() {
+    Weir weir = engine(ParamFlowRule.builder("r").count(1_000_000).burst(1_000_000)
+        .duration(Duration.ofMillis(1)).build());
+    assertThat(admitted(weir, 10, "v")).isEqualTo(10);
+    ticker.advanceNanos(Long.MAX_VALUE / 4); // ~73 years idle
+    assertThat(admitted(weir, 3, "v")).isEqualTo(3);
+    Weir slow = engine(ParamFlowRule.builder("r").count(1).duration(Duration.ofDays(1)).build());
+    assertThat(admitted(slow, 3, "v")).isEqualTo(1);
+    ticker.advanceNanos(Long.MAX_VALUE / 4);
+    assertThat(admitted(slow, 3, "v")).isEqualTo(1);
+  }
+
+  @Test
+  void exceptionsGiveValuesTheirOwnCount() {
+    Weir weir = engine(ParamFlowRule.builder("r").count(1)
+        .exceptions(List.of(new ParamFlowItem("vip", 5), new ParamFlowItem("42", 3))).build());
+    assertThat(admitted(weir, 10, "vip")).isEqualTo(5);
+    assertThat(admitted(weir, 10, "regular")).isEqualTo(1);
+    assertThat(admitted(weir, 10, 42)).as("matched by String.valueOf").isEqualTo(3);
+  }
+
+  @Test
+  void negativeIndexCountsFromTheEnd() {
+    Weir weir = engine(ParamFlowRule.builder("r").paramIndex(-1).count(1).build());
+    assertThat(admitted(weir, 3, "x", "last")).isEqualTo(1);
+    assertThat(admitted(weir, 3, "last", "other")).isEqualTo(1);
+  }
+
+  @Test
+  void nullArgumentsAndMissingIndexesAreNotLimited() {
+    Weir weir = engine(ParamFlowRule.builder("r").paramIndex(2).count(0).build());
+    assertThat(admitted(weir, 3, "a", "b")).isEqualTo(3);
+    assertThat(admitted(weir, 3, "a", "b", null)).isEqualTo(3);
+    assertThat(admitted(weir, 3, "a", "b", "c")).isZero();
+    Weir noArgs = engine(ParamFlowRule.builder("r").count(0).build());
+    assertThat(Calls.admitted(noArgs, "r", 3)).isEqualTo(3);
+  }
+
+  @Test
+  void collectionsAndArraysCountEachElement() {
+    Weir weir = engine(ParamFlowRule.builder("r").count(2).build());
+    assertThat(call(weir, List.of("a", "b"))).isNull();
+    assertThat(call(weir, (Object) new String[] {"a", "c"})).isNull();
+    assertThat(call(weir, Set.of("a"))).as("a has used its two permits").isInstanceOf(ParamFlowException.class);
+    assertThat(call(weir, (Object) new int[] {7, 7})).isNull();
+    assertThat(call(weir, (Object) new int[] {7})).isNotNull();
+    // The refusal of "a" refunded nothing wrongly: b and c still have one permit each.
+    assertThat(call(weir, List.of("b", "c"))).isNull();
+  }
+
+  @Test
+  void permitsOfEarlierElementsAreRefundedWhenALaterOneIsRefused() {
+    Weir weir = engine(ParamFlowRule.builder("r").count(1).build());
+    assertThat(call(weir, "b")).isNull();
+    assertThat(call(weir, List.of("a", "b"))).isNotNull();
+    assertThat(call(weir, "a")).as("a's permit came back").isNull();
+  }
+
+  record Order(String customer, int id) implements ParamFlowKey {
+    @Override
+    public Object paramFlowKey() {
+      return customer;
+    }
+  }
+
+  @Test
+  void argumentsMayChooseTheirKey() {
+    Weir weir = engine(ParamFlowRule.builder("r").count(1).build());
+    assertThat(call(weir, new Order("acme", 1))).isNull();
+    assertThat(call(weir, new Order("acme", 2))).as("same customer").isNotNull();
+    assertThat(call(weir, new Order("other", 3))).isNull();
+  }
+
+  @Test
+  void threadsGradeLimitsCallsInsidePerValue() {
+    Weir weir = engine(ParamFlowRule.builder("r").grade(FlowGrade.THREADS).count(1).build());
+    Entry a = weir.entry("r", EntryType.OUT, 1, "a");
+    assertThat(call(weir, "a")).isInstanceOf(ParamFlowException.class);
+    assertThat(call(weir, "b")).isNull();
+    a.close();
+    assertThat(call(weir, "a")).isNull();
+  }
+
+  @Test
+  void queueSpacesCallsOfOneValue() {
+    Weir weir = engine(ParamFlowRule.builder("r").count(10).controlBehavior(ControlBehavior.QUEUE)
+        .maxQueueingTime(Duration.ofMillis(250)).build());
+    long start = ticker.read();
+    for (int i = 0; i < 4; i++) {
+      assertThat(call(weir, "v")).isNull();
+    }
+    assertThat(ticker.read() - start).isEqualTo(300_000_000L);
+  }
+
+  @Test
+  void refusalByALaterFlowRuleRefundsTheValuesPermit() {
+    Weir weir = Weir.builder().ticker(ticker).rules(RuleSet.empty()
+        .withParamFlow(List.of(ParamFlowRule.builder("r").count(1).build()))
+        .withFlow(List.of(FlowRule.qps("r", 0)))).build();
+    assertThat(call(weir, "v")).isInstanceOf(FlowException.class);
+    weir.rules().replace("r", weir.rules().rules("r").withFlow(List.of()));
+    assertThat(call(weir, "v")).isNull();
+  }
+
+  @Test
+  void distinctValuesAreBoundedByTheLru() {
+    Weir weir = engine(ParamFlowRule.builder("r").count(1).build());
+    for (int i = 0; i < 1_000_000; i++) {
+      call(weir, i);
+    }
+    ParamFlowRuleState state = ((ResourceNode) weir.statistics("r")).paramFlow[0];
+    assertThat(state.trackedValues()).isLessThanOrEqualTo(ParamFlowRule.MAX_TRACKED_VALUES);
+    assertThat(state.trackedValues()).isGreaterThan(ParamFlowRule.MAX_TRACKED_VALUES / 2);
+    // The most recent values are still tracked and limited.
+    assertThat(call(weir, 999_999)).isNotNull();
+  }
+}
