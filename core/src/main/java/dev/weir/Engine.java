@@ -66,7 +66,7 @@ final class Engine {
    * The chain a resource's calls go through: every slot, less the built-in rule slots that have no
    * rule for this resource. A resource without rules costs node selection and statistics only.
    */
-  ProcessorSlot[] chainFor(ResourceNode node) {
+  SlotChain chainFor(ResourceNode node) {
     List<ProcessorSlot> chain = new ArrayList<>(slots.length);
     for (ProcessorSlot slot : slots) {
       boolean idle = slot instanceof FlowSlot && node.flow.isEmpty()
@@ -78,7 +78,7 @@ final class Engine {
         chain.add(slot);
       }
     }
-    return chain.toArray(ProcessorSlot[]::new);
+    return new SlotChain(chain.toArray(ProcessorSlot[]::new));
   }
 
   RuleSet rules(String resource) {

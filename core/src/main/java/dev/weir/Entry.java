@@ -1,7 +1,6 @@
 package dev.weir;
 
 import dev.weir.spi.Invocation;
-import dev.weir.spi.ProcessorSlot;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import org.jspecify.annotations.Nullable;
@@ -69,7 +68,7 @@ public final class Entry implements AutoCloseable, Invocation {
   @Nullable StatisticNode originNode;
   long startNanos;
   long endNanos;
-  ProcessorSlot[] chain;
+  SlotChain chain;
   @Nullable Throwable error;
 
   FlowLimiter[] held = new FlowLimiter[2];
@@ -178,7 +177,7 @@ public final class Entry implements AutoCloseable, Invocation {
       probes[i] = null;
     }
     probeCount = 0;
-    STATE.setVolatile(this, FREE);
+    STATE.setRelease(this, FREE);
   }
 
   /**

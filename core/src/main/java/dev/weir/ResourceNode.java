@@ -1,7 +1,6 @@
 package dev.weir;
 
 import dev.weir.rule.AuthorityRule;
-import dev.weir.spi.ProcessorSlot;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -30,7 +29,7 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
   volatile CircuitBreaker[] breakers = new CircuitBreaker[0];
   volatile ParamFlowRuleState[] paramFlow = new ParamFlowRuleState[0];
   volatile AuthorityRule[] authority = new AuthorityRule[0];
-  volatile ProcessorSlot[] chain;
+  volatile SlotChain chain;
 
   ResourceNode(String name, Engine engine) {
     super(engine.sampleCount);

@@ -113,37 +113,41 @@ public final class Weir implements AutoCloseable {
     if (node == null) {
       return entry; // beyond max-resources: unchecked, counted by the registry
     }
-    ProcessorSlot[] chain = node.chain;
+    SlotChain chain = node.chain;
     entry.chain = chain;
-    for (int i = 0; i < chain.length; i++) {
-      BlockException block = chain[i].entry(entry);
+    for (ProcessorSlot slot : chain.entry) {
+      BlockException block = slot.entry(entry);
       if (block != null) {
-        for (int j = i - 1; j >= 0; j--) {
-          chain[j].blocked(entry, block);
-        }
-        entry.refundHeld();
-        stack.discard(entry);
+        refused(chain, slot, entry, stack, block);
         throw block;
       }
     }
-    for (ProcessorSlot slot : chain) {
+    for (ProcessorSlot slot : chain.admitted) {
       slot.admitted(entry);
     }
     return entry;
   }
 
+  /** Undoes what the slots before {@code refuser} and the rules reserved for a refused call. */
+  private static void refused(SlotChain chain, ProcessorSlot refuser, Entry entry, CallStack stack,
+      BlockException block) {
+    chain.blocked(refuser, entry, block);
+    entry.refundHeld();
+    stack.discard(entry);
+  }
+
   /** Runs the exit of an admitted call: slots in reverse order. Called once per entry. */
   void exit(Entry entry) {
     entry.endNanos = engine.clock.read();
-    ProcessorSlot[] chain = entry.chain;
+    SlotChain chain = entry.chain;
     if (chain == null) {
       return;
     }
-    for (int i = chain.length - 1; i >= 0; i--) {
+    for (ProcessorSlot slot : chain.exit) {
       try {
-        chain[i].exit(entry);
+        slot.exit(entry);
       } catch (RuntimeException e) {
-        LOG.log(Level.ERROR, "Slot " + chain[i].getClass().getName() + " failed on exit of " + entry.resource, e);
+        LOG.log(Level.ERROR, "Slot " + slot.getClass().getName() + " failed on exit of " + entry.resource, e);
       }
     }
     entry.releaseHeld();
