@@ -136,14 +136,34 @@ final class LeapArray<B extends LeapArray.Bucket> {
     return min;
   }
 
-  /** Returns the largest of {@code value} over the window, or 0 when empty. */
-  long max(long now, ToLongFunction<? super B> value) {
+  /** Returns the oldest bucket of the window that ends at {@code now}, or null when it is empty. */
+  @Nullable B oldest(long now) {
     long newest = Math.floorDiv(now, bucketNanos);
-    long max = 0;
+    B oldest = null;
     for (int i = 0; i < sampleCount; i++) {
       B bucket = buckets.get(i);
-      if (bucket != null && inWindow(bucket, newest)) {
-        max = Math.max(max, value.applyAsLong(bucket));
+      if (bucket != null && inWindow(bucket, newest) && (oldest == null || bucket.index < oldest.index)) {
+        oldest = bucket;
+      }
+    }
+    return oldest;
+  }
+
+  /**
+   * For buckets that snapshot a growing total: the largest growth of that total within one bucket
+   * of the window, the newest bucket growing up to {@code totalNow}. Gaps (periods without a bucket)
+   * had no events.
+   */
+  long maxDelta(long now, long totalNow, ToLongFunction<? super B> base) {
+    List<@Nullable B> ordered = window(now);
+    long max = 0;
+    long next = totalNow;
+    for (int i = ordered.size() - 1; i >= 0; i--) {
+      B bucket = ordered.get(i);
+      if (bucket != null) {
+        long start = base.applyAsLong(bucket);
+        max = Math.max(max, next - start);
+        next = start;
       }
     }
     return max;

@@ -20,7 +20,7 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
 
   final String name;
   private final Engine engine;
-  final LeapArray<StatBucket> minute = new LeapArray<>(60, ONE_MINUTE, StatBucket::new);
+  final LeapArray<StatBucket> minute;
   private final LongAdder[] blockedByKind = new LongAdder[BlockKind.values().length];
   private final ConcurrentHashMap<String, StatisticNode> byContext = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, StatisticNode> byOrigin = new ConcurrentHashMap<>();
@@ -33,6 +33,7 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
 
   ResourceNode(String name, Engine engine) {
     super(engine.sampleCount);
+    this.minute = new LeapArray<>(60, ONE_MINUTE, snapshots());
     this.name = name;
     this.engine = engine;
     for (int i = 0; i < blockedByKind.length; i++) {
@@ -43,22 +44,20 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
 
   @Override
   void onPass(long now, int count) {
+    minute.current(now);
     super.onPass(now, count);
-    minute.current(now).pass.add(count);
   }
 
   void onBlock(long now, int count, BlockKind kind) {
+    minute.current(now);
     super.onBlock(now, count);
-    minute.current(now).block.add(count);
     blockedByKind[kind.ordinal()].add(count);
   }
 
   @Override
   void onComplete(long now, long rtNanos, int count, boolean error) {
+    minute.current(now).addRt(rtNanos);
     super.onComplete(now, rtNanos, count, error);
-    StatBucket bucket = minute.current(now);
-    (error ? bucket.exception : bucket.success).add(count);
-    bucket.addRt(rtNanos);
   }
 
   /** The (context, resource) node, or null beyond the engine's bound of contexts. */
@@ -133,12 +132,12 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
 
   @Override
   public long passedLastMinute() {
-    return minute.sum(engine.clock.read(), b -> b.pass.sum());
+    return since(minute, engine.clock.read(), passed.sum(), b -> b.passed);
   }
 
   @Override
   public long blockedLastMinute() {
-    return minute.sum(engine.clock.read(), b -> b.block.sum());
+    return since(minute, engine.clock.read(), blocked.sum(), b -> b.blocked);
   }
 
   @Override

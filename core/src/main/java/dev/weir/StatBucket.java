@@ -1,29 +1,36 @@
 package dev.weir;
 
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The counts of one time bucket of a {@link LeapArray}. Its {@link #index} (the bucket number since
- * the ticker's origin) is fixed at creation: a bucket is never reused for another period, it is
- * replaced. Counters are {@link LongAdder}s so that many writers do not contend on one word.
+ * One period of a statistics window, holding the node's cumulative totals as they were when the
+ * period's first event arrived (its {@code base}), and the smallest response time seen in it.
+ *
+ * <p>Counts of a period are differences of bases: what passed in the window ending now is
+ * {@code passed(now) - oldestBucketInWindow.passed}. The hot path therefore adds only to the node's
+ * cumulative counters and never to a bucket (see {@link StatisticNode}).
  */
 final class StatBucket extends LeapArray.Bucket {
 
-  final LongAdder pass = new LongAdder();
-  final LongAdder block = new LongAdder();
-  final LongAdder success = new LongAdder();
-  final LongAdder exception = new LongAdder();
-  /** Sum of the response times of completed calls (succeeded and failed), in nanoseconds. */
-  final LongAdder rtNanos = new LongAdder();
+  final long passed;
+  final long blocked;
+  final long succeeded;
+  final long failed;
+  final long rtNanos;
   final AtomicLong minRtNanos = new AtomicLong(Long.MAX_VALUE);
 
-  StatBucket(long index) {
+  StatBucket(long index, StatisticNode totals) {
     super(index);
+    // Blocked first, passed last: a call counted in "passed" after this snapshot may complete
+    // before the completion counters are read, never the other way round.
+    this.blocked = totals.blocked.sum();
+    this.succeeded = totals.succeeded.sum();
+    this.failed = totals.failed.sum();
+    this.rtNanos = totals.rtNanosTotal.sum();
+    this.passed = totals.passed.sum();
   }
 
   void addRt(long nanos) {
-    rtNanos.add(nanos);
     // Read first: the common case (not a new minimum) costs no write.
     long min = minRtNanos.get();
     while (nanos < min && !minRtNanos.compareAndSet(min, nanos)) {

@@ -1,76 +1,82 @@
 package dev.weir;
 
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongFunction;
 
 /**
  * Live statistics of one slice of traffic: a resource, a (context, resource) pair, a
- * (resource, origin) pair, or all inbound traffic. Keeps a one-second {@link LeapArray} for rates
- * and cumulative adders for totals. Totals are conserved by construction: every admitted call adds
- * one to {@code passed} before it can complete, and exactly one of {@code succeeded}/{@code failed}
- * when it completes, so {@code succeeded + failed + active == passed} whenever no call is in flight
- * between two adders.
+ * (resource, origin) pair, or all inbound traffic.
+ *
+ * <h2>Counting once</h2>
+ * The hot path adds to cumulative {@link LongAdder}s only: one add when a call is admitted, two
+ * when it completes. Rates over the last second are differences between those totals now and the
+ * snapshot of them in the oldest bucket of the one-second {@link LeapArray}; a bucket takes its
+ * snapshot when the first event of its period arrives, which {@link #window} detects with two
+ * comparisons per call. So the windows cost no atomic operation per call, and the totals that must
+ * be conserved are the very counters everything else is derived from.
+ *
+ * <p>Precision: an event that races with the snapshot at a period boundary may be counted in the
+ * neighbouring period. Totals are exact; {@code active} is derived as
+ * {@code passed - succeeded - failed} (in permits), exact whenever no call is between counters.
+ * Rules never read these statistics to decide their own count: each rule owns its accounting.
  */
 class StatisticNode {
 
   private static final long ONE_SECOND = 1_000_000_000L;
 
-  final LeapArray<StatBucket> second;
   final LongAdder passed = new LongAdder();
   final LongAdder blocked = new LongAdder();
   final LongAdder succeeded = new LongAdder();
   final LongAdder failed = new LongAdder();
   final LongAdder rtNanosTotal = new LongAdder();
-  final LongAdder active = new LongAdder();
+  final LeapArray<StatBucket> second;
 
   StatisticNode(int sampleCount) {
-    this.second = new LeapArray<>(sampleCount, ONE_SECOND, StatBucket::new);
+    this.second = new LeapArray<>(sampleCount, ONE_SECOND, snapshots());
+  }
+
+  /** Creates buckets that snapshot this node's totals. */
+  final LongFunction<StatBucket> snapshots() {
+    return index -> new StatBucket(index, this);
   }
 
   void onPass(long now, int count) {
-    second.current(now).pass.add(count);
+    second.current(now);
     passed.add(count);
-    active.increment();
   }
 
   void onBlock(long now, int count) {
-    second.current(now).block.add(count);
+    second.current(now);
     blocked.add(count);
   }
 
   void onComplete(long now, long rtNanos, int count, boolean error) {
     StatBucket bucket = second.current(now);
-    if (error) {
-      bucket.exception.add(count);
-      failed.add(count);
-    } else {
-      bucket.success.add(count);
-      succeeded.add(count);
-    }
-    bucket.addRt(rtNanos);
+    (error ? failed : succeeded).add(count);
     rtNanosTotal.add(rtNanos);
-    active.decrement();
+    bucket.addRt(rtNanos);
   }
 
   long passQps(long now) {
-    return second.sum(now, b -> b.pass.sum());
+    return since(second, now, passed.sum(), b -> b.passed);
   }
 
   long blockQps(long now) {
-    return second.sum(now, b -> b.block.sum());
+    return since(second, now, blocked.sum(), b -> b.blocked);
   }
 
   long successQps(long now) {
-    return second.sum(now, b -> b.success.sum());
+    return since(second, now, succeeded.sum(), b -> b.succeeded);
   }
 
   long exceptionQps(long now) {
-    return second.sum(now, b -> b.exception.sum());
+    return since(second, now, failed.sum(), b -> b.failed);
   }
 
   /** Mean response time over the last second in milliseconds; 0 without completed calls. */
   double avgRtMillis(long now) {
-    long completed = second.sum(now, b -> b.success.sum() + b.exception.sum());
-    return completed == 0 ? 0 : second.sum(now, b -> b.rtNanos.sum()) / 1e6 / completed;
+    long completed = successQps(now) + exceptionQps(now);
+    return completed == 0 ? 0 : since(second, now, rtNanosTotal.sum(), b -> b.rtNanos) / 1e6 / completed;
   }
 
   /** Smallest response time over the last second in milliseconds; 0 without completed calls. */
@@ -79,7 +85,18 @@ class StatisticNode {
     return min == Long.MAX_VALUE ? 0 : min / 1e6;
   }
 
+  /** The most calls completed successfully in one bucket of the last second. */
+  long maxSuccessPerBucket(long now) {
+    return second.maxDelta(now, succeeded.sum(), b -> b.succeeded);
+  }
+
   public long activeCalls() {
-    return active.sum();
+    return Math.max(0L, passed.sum() - succeeded.sum() - failed.sum());
+  }
+
+  /** {@code total} now minus its value at the start of the window ending at {@code now}. */
+  static long since(LeapArray<StatBucket> window, long now, long total, java.util.function.ToLongFunction<StatBucket> base) {
+    StatBucket oldest = window.oldest(now);
+    return oldest == null ? 0 : Math.max(0L, total - base.applyAsLong(oldest));
   }
 }

@@ -62,7 +62,7 @@ final class SystemSlot extends ProcessorSlot {
     if (inside <= 1) {
       return false;
     }
-    double maxSuccessPerSecond = inbound.second.max(now, b -> b.success.sum()) * (double) engine.sampleCount;
+    double maxSuccessPerSecond = inbound.maxSuccessPerBucket(now) * (double) engine.sampleCount;
     double minRtSeconds = inbound.minRtMillis(now) / 1000.0;
     return inside > maxSuccessPerSecond * minRtSeconds;
   }

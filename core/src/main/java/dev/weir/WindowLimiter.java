@@ -1,6 +1,7 @@
 package dev.weir;
 
 import java.util.concurrent.atomic.AtomicLongArray;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code reject} for a QPS rule: at most {@code count} admissions in a sliding window of
@@ -53,6 +54,16 @@ final class WindowLimiter extends FlowLimiter {
   private record Span(long start, long index) {
   }
 
+  /**
+   * The newest bucket, its slot, and the sum of the other buckets of its window. Those are sealed,
+   * so the sum can only be too high (a refund lowered one), never too low: admitting against it is
+   * safe. Lets an admission read three words and CAS once instead of scanning every slot.
+   */
+  private volatile @Nullable View view;
+
+  private record View(long target, int slot, long sealedSum) {
+  }
+
   WindowLimiter(long intervalNanos, double count, long now) {
     this.bucketNanos = intervalNanos / BUCKETS;
     this.limit = (long) Math.floor(count);
@@ -66,6 +77,24 @@ final class WindowLimiter extends FlowLimiter {
   @Override
   long tryAcquire(int permits, long now) {
     long nowIndex = bucketOf(now);
+    View cached = view;
+    while (cached != null) {
+      long behind = cached.target - nowIndex;
+      if (behind < 0 || behind >= BUCKETS) {
+        break; // time moved past the cached bucket (or went back): the full path installs the next
+      }
+      long current = slots.get(cached.slot);
+      if (bucket(current) != (int) cached.target || (current & SEALED) != 0) {
+        break;
+      }
+      long count = current & COUNT_MASK;
+      if (cached.sealedSum + count + permits > limit) {
+        break; // refuse on the full path, which computes retry-after from fresh counts
+      }
+      if (slots.compareAndSet(cached.slot, current, current + permits)) {
+        return ((long) cached.slot << 32) | (cached.target & 0xFFFF_FFFFL);
+      }
+    }
     while (true) {
       // The newest bucket no more than a window ahead of our reading (further ahead = clock went back).
       long target = nowIndex;
@@ -85,6 +114,10 @@ final class WindowLimiter extends FlowLimiter {
           continue;
         }
         long others = sumOthers(slot, (int) target);
+        View known = view;
+        if (known == null || known.target != target) {
+          view = new View(target, slot, others);
+        }
         long count = current & COUNT_MASK;
         if (others + count + permits > limit) {
           return refused(retryAfter(target, others + count, permits, now));

@@ -8,12 +8,26 @@ import org.junit.jupiter.api.Test;
 
 class LeapArrayTest {
 
+  /** A bucket with one counter, as the breakers use; statistics buckets hold snapshots instead. */
+  static final class Counted extends LeapArray.Bucket {
+    final java.util.concurrent.atomic.LongAdder pass = new java.util.concurrent.atomic.LongAdder();
+    final java.util.concurrent.atomic.AtomicLong minRtNanos = new java.util.concurrent.atomic.AtomicLong(Long.MAX_VALUE);
+
+    Counted(long index) {
+      super(index);
+    }
+
+    void addRt(long nanos) {
+      minRtNanos.accumulateAndGet(nanos, Math::min);
+    }
+  }
+
   private static final long SECOND = 1_000_000_000L;
   private static final long HALF = SECOND / 2;
 
   @Test
   void eventsOfOneBucketAccumulate() {
-    LeapArray<StatBucket> window = new LeapArray<>(2, SECOND, StatBucket::new);
+    LeapArray<Counted> window = new LeapArray<>(2, SECOND, Counted::new);
     window.current(10 * SECOND).pass.add(3);
     window.current(10 * SECOND + HALF - 1).pass.add(4);
 
@@ -23,7 +37,7 @@ class LeapArrayTest {
 
   @Test
   void windowSlidesBucketByBucket() {
-    LeapArray<StatBucket> window = new LeapArray<>(2, SECOND, StatBucket::new);
+    LeapArray<Counted> window = new LeapArray<>(2, SECOND, Counted::new);
     long t0 = 100 * SECOND;
     window.current(t0).pass.add(5);
     window.current(t0 + HALF).pass.add(7);
@@ -36,12 +50,12 @@ class LeapArrayTest {
 
   @Test
   void staleBucketIsReplacedNotReused() {
-    LeapArray<StatBucket> window = new LeapArray<>(2, SECOND, StatBucket::new);
+    LeapArray<Counted> window = new LeapArray<>(2, SECOND, Counted::new);
     long t0 = 100 * SECOND;
-    StatBucket old = window.current(t0);
+    Counted old = window.current(t0);
     old.pass.add(9);
 
-    StatBucket fresh = window.current(t0 + SECOND); // same slot, next period
+    Counted fresh = window.current(t0 + SECOND); // same slot, next period
     assertThat(fresh).isNotSameAs(old);
     assertThat(fresh.pass.sum()).isZero();
     assertThat(old.pass.sum()).as("a replaced bucket is left intact for a late writer").isEqualTo(9);
@@ -50,7 +64,7 @@ class LeapArrayTest {
 
   @Test
   void negativeTickerReadingsWork() {
-    LeapArray<StatBucket> window = new LeapArray<>(2, SECOND, StatBucket::new);
+    LeapArray<Counted> window = new LeapArray<>(2, SECOND, Counted::new);
     long t0 = -3 * SECOND - 1;
     window.current(t0).pass.add(2);
     window.current(t0 + HALF).pass.add(3);
@@ -59,17 +73,17 @@ class LeapArrayTest {
 
   @Test
   void smallBackwardJumpWritesToDetachedBucketWithoutThrowing() {
-    LeapArray<StatBucket> window = new LeapArray<>(2, SECOND, StatBucket::new);
+    LeapArray<Counted> window = new LeapArray<>(2, SECOND, Counted::new);
     long t0 = 100 * SECOND;
     window.current(t0 + SECOND).pass.add(1); // slot 0 now holds the newer period
-    StatBucket detached = window.current(t0); // older period of the same slot, within one window
+    Counted detached = window.current(t0); // older period of the same slot, within one window
     detached.pass.add(100);
     assertThat(window.sum(t0 + SECOND, b -> b.pass.sum())).isEqualTo(1);
   }
 
   @Test
   void largeBackwardJumpTakesTheSlotsOverSoStatisticsRecover() {
-    LeapArray<StatBucket> window = new LeapArray<>(2, SECOND, StatBucket::new);
+    LeapArray<Counted> window = new LeapArray<>(2, SECOND, Counted::new);
     long t0 = 1_000 * SECOND;
     window.current(t0).pass.add(5);
     long back = t0 - 500 * SECOND;
@@ -79,7 +93,7 @@ class LeapArrayTest {
 
   @Test
   void minimumResponseTimeOfTheWindow() {
-    LeapArray<StatBucket> window = new LeapArray<>(2, SECOND, StatBucket::new);
+    LeapArray<Counted> window = new LeapArray<>(2, SECOND, Counted::new);
     long t0 = 100 * SECOND;
     assertThat(window.min(t0, b -> b.minRtNanos.get())).isEqualTo(Long.MAX_VALUE);
     window.current(t0).addRt(30);
@@ -91,11 +105,11 @@ class LeapArrayTest {
 
   @Test
   void windowListsBucketsOldestFirst() {
-    LeapArray<StatBucket> window = new LeapArray<>(4, SECOND, StatBucket::new);
+    LeapArray<Counted> window = new LeapArray<>(4, SECOND, Counted::new);
     long t0 = 100 * SECOND;
     window.current(t0).pass.add(1);
     window.current(t0 + 2 * SECOND / 4).pass.add(3);
-    List<StatBucket> buckets = window.window(t0 + 3 * SECOND / 4);
+    List<Counted> buckets = window.window(t0 + 3 * SECOND / 4);
     assertThat(buckets.get(0).pass.sum()).isEqualTo(1);
     assertThat(buckets.get(1)).isNull();
     assertThat(buckets.get(2).pass.sum()).isEqualTo(3);
@@ -104,6 +118,31 @@ class LeapArrayTest {
 
   @Test
   void refusesAnIntervalThatDoesNotSplitEvenly() {
-    assertThatThrownBy(() -> new LeapArray<>(3, 1_000, StatBucket::new)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new LeapArray<>(3, 1_000, Counted::new)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void currentBucketIsFoundAgainWithoutLookingItUp() {
+    LeapArray<Counted> window = new LeapArray<>(2, SECOND, Counted::new);
+    long t0 = 100 * SECOND;
+    Counted first = window.current(t0 + 1);
+    assertThat(window.current(t0 + HALF - 1)).isSameAs(first);
+    Counted second = window.current(t0 + HALF);
+    assertThat(second).isNotSameAs(first);
+    assertThat(window.current(t0 + 2)).as("back into the first period").isSameAs(first);
+  }
+
+  @Test
+  void oldestAndMaxDeltaReadSnapshotsInTimeOrder() {
+    StatisticNode node = new StatisticNode(2);
+    long t0 = 100 * SECOND;
+    node.onPass(t0, 3);
+    node.onPass(t0 + HALF, 5);
+    node.onComplete(t0 + HALF, 10, 4, false);
+    assertThat(node.passQps(t0 + HALF)).isEqualTo(8);
+    assertThat(node.passQps(t0 + SECOND)).as("first period left the window").isEqualTo(5);
+    assertThat(node.maxSuccessPerBucket(t0 + HALF)).isEqualTo(4);
+    assertThat(node.activeCalls()).isEqualTo(4);
+    assertThat(node.passQps(t0 + 5 * SECOND)).isZero();
   }
 }
