@@ -19,6 +19,7 @@ final class CallStack {
   private int depth;
   String contextName = Weir.DEFAULT_CONTEXT;
   String origin = "";
+  private @Nullable BlockException refusal;
 
   CallStack(Weir engine) {
     this.engine = engine;
@@ -40,10 +41,17 @@ final class CallStack {
     return entry;
   }
 
-  /** Takes back the top entry of a refused call. */
-  void discard(Entry entry) {
+  /** Takes back the top entry of a refused call, and keeps the refusal for {@link #takeRefusal}. */
+  void discard(Entry entry, BlockException refusal) {
     entry.release();
     depth = entry.depth;
+    this.refusal = refusal;
+  }
+
+  BlockException takeRefusal() {
+    BlockException taken = refusal;
+    refusal = null;
+    return taken;
   }
 
   void close(Entry entry) {

@@ -105,6 +105,13 @@ final class Engine {
     }
   }
 
+  /** Applies {@code change} to the rules of {@code resource} atomically with respect to other changes. */
+  void update(String resource, java.util.function.UnaryOperator<RuleSet> change) {
+    synchronized (lock) {
+      replace(resource, change.apply(rules(resource)));
+    }
+  }
+
   /** Replaces every resource's rules by {@code all} (validated), resource by resource. */
   void load(RuleSet all) {
     synchronized (lock) {

@@ -119,7 +119,7 @@ public final class RuleRegistry {
     List<RuleViolation> violations = validateFlowRules(rules);
     addForeign(violations, "", rules, resource);
     throwIfInvalid(violations);
-    engine.replace(resource, engine.rules(resource).withFlow(rules));
+    engine.update(resource, current -> current.withFlow(rules));
   }
 
   /**
@@ -129,13 +129,14 @@ public final class RuleRegistry {
    */
   public void loadFlowRules(List<FlowRule> rules) {
     throwIfInvalid(validateFlowRules(rules));
-    List<FlowRule> flow = List.copyOf(rules);
-    RuleSet others = RuleSet.empty();
-    for (RuleSet set : engine.rules().values()) {
-      others = new RuleSet(List.of(), concat(others.degrade(), set.degrade()), concat(others.paramFlow(),
-          set.paramFlow()), concat(others.authority(), set.authority()));
+    Map<String, List<FlowRule>> byResource = new LinkedHashMap<>();
+    for (FlowRule rule : rules) {
+      byResource.computeIfAbsent(rule.resource(), r -> new ArrayList<>()).add(rule);
     }
-    engine.load(others.withFlow(flow));
+    for (String resource : engine.rules().keySet()) {
+      byResource.putIfAbsent(resource, List.of());
+    }
+    byResource.forEach((resource, flow) -> engine.update(resource, current -> current.withFlow(flow)));
   }
 
   /** Returns every problem of flow rules, fields relative to the list ({@code [0].count}). */
@@ -169,11 +170,5 @@ public final class RuleRegistry {
     if (!violations.isEmpty()) {
       throw new InvalidRulesException(violations);
     }
-  }
-
-  private static <T> List<T> concat(List<T> first, List<T> second) {
-    List<T> all = new ArrayList<>(first);
-    all.addAll(second);
-    return all;
   }
 }

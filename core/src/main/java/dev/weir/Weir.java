@@ -102,12 +102,24 @@ public final class Weir implements AutoCloseable {
    * @throws BlockException when a rule refuses the call
    */
   public Entry entry(String resource, EntryType type, int acquireCount, Object @Nullable ... args) {
+    // Kept tiny on purpose: this method inlines into callers, so the throw below lands in the
+    // caller's compiled code, where a catch nearby is a jump rather than a runtime unwind.
+    CallStack stack = stacks.get();
+    Entry entry = enter(stack, resource, type, acquireCount, args);
+    if (entry == null) {
+      throw stack.takeRefusal();
+    }
+    return entry;
+  }
+
+  /** Runs the chain; returns the admitted entry, or null with the refusal left in {@code stack}. */
+  private @Nullable Entry enter(CallStack stack, String resource, EntryType type, int acquireCount,
+      Object @Nullable [] args) {
     Objects.requireNonNull(resource, "resource");
     Objects.requireNonNull(type, "type");
     if (acquireCount < 1) {
       throw new IllegalArgumentException("acquireCount must be at least 1, was " + acquireCount);
     }
-    CallStack stack = stacks.get();
     ResourceNode node = engine.nodes.forCall(resource);
     Entry entry = stack.push(resource, node, type, acquireCount, args, engine.clock.read());
     if (node == null) {
@@ -119,7 +131,7 @@ public final class Weir implements AutoCloseable {
       BlockException block = slot.entry(entry);
       if (block != null) {
         refused(chain, slot, entry, stack, block);
-        throw block;
+        return null;
       }
     }
     for (ProcessorSlot slot : chain.admitted) {
@@ -133,7 +145,7 @@ public final class Weir implements AutoCloseable {
       BlockException block) {
     chain.blocked(refuser, entry, block);
     entry.refundHeld();
-    stack.discard(entry);
+    stack.discard(entry, block);
   }
 
   /** Runs the exit of an admitted call: slots in reverse order. Called once per entry. */
