@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Turns JMH JSON results (-prof gc -rf json) of CoreEntryBenchmark into a Markdown table.
 
-Usage: report.py --out latest.md [--label QUICK] [--java java] [--params "..."] result.json...
+Usage: report.py --out latest.md [--label QUICK] [--java java] [--params "..."]
+                 [--expected list.txt --threads "1 2"] result.json...
+
+With --expected (the output of `java -jar weir-benchmarks.jar -l`), every listed benchmark without a
+result at one of --threads gets a FAILED row, and the exit status is 3 (after the table is written).
 
 Benchmarks are named <case>_<engine>; each row is compared with weir's row of the same case and
 thread count ("x Weir" = score / Weir's score, so 2.00x means twice as slow as Weir).
@@ -131,11 +135,24 @@ def main():
     ap.add_argument("--label", default="")
     ap.add_argument("--java", default="java")
     ap.add_argument("--params", default="")
-    ap.add_argument("results", nargs="+")
+    ap.add_argument("--expected", help="file listing the benchmarks that should have run (jmh -l)")
+    ap.add_argument("--threads", default="", help="thread counts that were run, e.g. '1 2'")
+    ap.add_argument("results", nargs="*")
     args = ap.parse_args()
 
     rows, meta = load(args.results)
-    if not rows:
+    missing = []
+    if args.expected:
+        with open(args.expected) as f:
+            names = [line.strip().rsplit(".", 1)[1] for line in f if line.strip().startswith("dev.")]
+        thread_counts = [int(t) for t in args.threads.split()] or sorted({k[0] for k in rows})
+        for threads in thread_counts:
+            for name in names:
+                case, _, engine = name.partition("_")
+                if (threads, case, engine) not in rows:
+                    missing.append((threads, case, engine))
+                    rows[(threads, case, engine)] = None
+    if meta is None:
         sys.exit("no results in " + " ".join(args.results))
 
     out = []
@@ -157,7 +174,7 @@ def main():
     out.append("- Date: %s" % datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     out.append("- Weir revision: %s" % git_revision())
     if args.params:
-        out.append("- JMH parameters: `%s`" % args.params)
+        out.append("- JMH parameters: `%s`" % args.params.strip())
     out.append("")
     out.append("Score: average time per call (ns/op, lower is better) ± JMH's 99.9% confidence half-width "
                "(n/a with too few samples). B/op: `gc.alloc.rate.norm` from `-prof gc`. "
@@ -173,6 +190,9 @@ def main():
         for key in sorted((k for k in rows if k[0] == threads), key=sort_key):
             _, case, engine = key
             row = rows[key]
+            if row is None:
+                out.append("| %s | %s | | | | | **FAILED: no result**, see the JMH output |" % (case, engine))
+                continue
             weir = rows.get((threads, case, "weir"))
             ratio = "%.2fx" % (row["score"] / weir["score"]) if weir and weir["score"] > 0 else "n/a"
             notes = []
@@ -203,6 +223,10 @@ def main():
     with open(args.out, "w") as f:
         f.write("\n".join(out))
     print("wrote " + args.out)
+    if missing:
+        print("no result for: " + ", ".join("%s_%s (%d threads)" % (c, e, t) for t, c, e in missing),
+              file=sys.stderr)
+        sys.exit(3)
 
 
 if __name__ == "__main__":

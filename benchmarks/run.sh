@@ -40,6 +40,9 @@ fi
 [[ -f "$jar" ]] || { echo "no benchmark jar at $jar" >&2; exit 1; }
 
 mkdir -p "$results"
+expected=$(mktemp)
+trap 'rm -f "$expected"' EXIT
+"$java" -jar "$jar" -l "$benchmarks" > "$expected"
 params="-f $forks -wi $wi -w $w -i $i -r $r -prof gc"
 jsons=()
 for t in $threads; do
@@ -50,6 +53,8 @@ for t in $threads; do
   jsons+=("$json")
 done
 
+# Exits 3 (after writing the table) when a benchmark produced no result: JMH itself goes on.
 python3 "$root/benchmarks/report.py" --out "$out" --label "$label" --java "$java" \
-  --params "$benchmarks $params -t {${threads// /,}} ${JMH_ARGS:-}" "${jsons[@]}"
+  --params "$benchmarks $params -t {${threads// /,}} ${JMH_ARGS:-}" \
+  --expected "$expected" --threads "$threads" "${jsons[@]}"
 echo "Table: $out"

@@ -12,6 +12,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * slot and waiting happens outside any lock. A reserved slot is not given back when a later rule
  * refuses the call: the gap that leaves is at most one spacing.
  *
+ * <p>A call decides on its start time while that lets it through at once; before refusing or
+ * waiting it reads the clock again, since another thread may have advanced the schedule with a
+ * later reading.
+ *
  * <p>No admitted call can leave the next slot further ahead than
  * {@code max-queueing-time + cost}; a larger gap means the ticker went back, and the schedule
  * restarts at the current reading instead of refusing until the clock catches up.
@@ -40,10 +44,18 @@ final class PacingLimiter extends FlowLimiter {
     if (cost > largestCost) {
       largestCost = cost;
     }
+    boolean fresh = false;
     while (true) {
       long next = nextFree.get();
       long slot = next - now < 0 || next - now > maxQueueingNanos + largestCost ? now : next;
       long wait = slot - now;
+      if (wait > 0 && !fresh) {
+        // The call's start time may be older than the schedule another thread just advanced:
+        // decide on a fresh reading before refusing or waiting for a slot that has already come.
+        now = clock.read();
+        fresh = true;
+        continue;
+      }
       if (wait > maxQueueingNanos) {
         return refused(wait - maxQueueingNanos);
       }

@@ -1,6 +1,6 @@
 package dev.weir;
 
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * How a queued call waits for its slot ({@code queue} and {@code warm-up-queue} flow rules).
@@ -18,8 +18,20 @@ public interface Sleeper {
    */
   void sleep(long nanos) throws InterruptedException;
 
-  /** Returns the sleeper that parks the calling thread. */
+  /**
+   * Returns the sleeper that parks the calling thread until {@code nanos} have passed on
+   * {@link System#nanoTime()}. It parks rather than sleeps: {@code Thread.sleep} rounds waits up to
+   * whole milliseconds, which would space a 10,000-per-second queue a millisecond apart.
+   */
   static Sleeper system() {
-    return TimeUnit.NANOSECONDS::sleep;
+    return nanos -> {
+      long deadline = System.nanoTime() + nanos;
+      for (long left = nanos; left > 0; left = deadline - System.nanoTime()) {
+        LockSupport.parkNanos(left);
+        if (Thread.interrupted()) {
+          throw new InterruptedException();
+        }
+      }
+    };
   }
 }

@@ -63,6 +63,11 @@ final class WarmUpLimiter extends FlowLimiter {
     long wait;
     synchronized (this) {
       long ahead = nextFree - now;
+      if (ahead > 0) {
+        // The call's start time may be older than the schedule another thread just advanced.
+        now = clock.read();
+        ahead = nextFree - now;
+      }
       // No admission leaves nextFree further ahead than the longest wait plus the costliest call;
       // a larger gap means the ticker went back: restart the schedule instead of refusing for ages.
       if (ahead > maxQueueingNanos + (long) (permits * coldNanos) + (long) coldNanos) {

@@ -82,10 +82,12 @@ class WarmUpTest {
     assertThat(limiter.tryAcquire(1, now)).isGreaterThanOrEqualTo(0);
     // The first permit taken from full storage costs the area between 1000 and 999 stored permits:
     // spacing 30 ms at 1000 falling by 0.04 ms per permit, so 29.98 ms.
-    long refusal = limiter.tryAcquire(1, now + 29_900_000L);
+    ticker.advanceNanos(29_900_000L);
+    long refusal = limiter.tryAcquire(1, ticker.read());
     assertThat(refusal).isNegative();
     assertThat(FlowLimiter.retryAfterNanos(refusal)).isEqualTo(80_000L);
-    assertThat(limiter.tryAcquire(1, now + 29_980_000L)).isGreaterThanOrEqualTo(0);
+    ticker.advanceNanos(80_000L);
+    assertThat(limiter.tryAcquire(1, ticker.read())).isGreaterThanOrEqualTo(0);
   }
 
   @Test
@@ -99,5 +101,28 @@ class WarmUpTest {
     }
     // Cold: each call waits about 30 ms for the previous one's cost.
     assertThat(ticker.read() - start).isBetween(260_000_000L, 280_000_000L);
+  }
+
+  @Test
+  void aStaleStartTimeIsNotRefusedWhenTheClockHasPassedTheSchedule() {
+    long start = ticker.read();
+    WarmUpLimiter limiter = new WarmUpLimiter(1_000_000_000L, 100, 10_000_000_000L, 3, 0,
+        new EngineClock(ticker, ticker), start);
+    assertThat(limiter.tryAcquire(1, start)).isGreaterThanOrEqualTo(0);
+    ticker.advance(Duration.ofMillis(31)); // past the 29.98 ms cost of the first permit
+    // This call read its start time before the first one was admitted.
+    assertThat(limiter.tryAcquire(1, start)).isGreaterThanOrEqualTo(0);
+  }
+
+  @Test
+  void queuedCallWithAStaleStartTimeDoesNotWaitForASlotThatHasCome() {
+    long start = ticker.read();
+    PacingLimiter limiter = new PacingLimiter(1_000_000_000L, 10, 0, new EngineClock(ticker, ticker), start);
+    assertThat(limiter.tryAcquire(1, start)).isGreaterThanOrEqualTo(0);
+    ticker.advance(Duration.ofMillis(100));
+    long slept = ticker.totalSleptNanos();
+    assertThat(limiter.tryAcquire(1, start)).as("max-queueing-time 0: admitted only on a fresh reading")
+        .isGreaterThanOrEqualTo(0);
+    assertThat(ticker.totalSleptNanos()).isEqualTo(slept);
   }
 }

@@ -63,7 +63,7 @@ public class CoreEntryBenchmark {
 
   /** A rate no benchmark thread comes near: 2e9 per second. */
   static final double NEVER_REFUSING_RATE = 2_000_000_000d;
-  /** Weir paces (queue, warm-up) at most 1e9 calls per second; this is that bound. */
+  /** Weir paces (queue, warm-up) at most 1e9 calls per second, Bucket4j refills at most 1e9 tokens per second. */
   static final double NEVER_REFUSING_PACED_RATE = 1_000_000_000d;
   /**
    * Sentinel's warm-up keeps {@code warmUpPeriodSec * count} in an int: above ~2e8 per second its
@@ -124,10 +124,14 @@ public class CoreEntryBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-      // Sentinel writes its logs (and a metric log every second) under ~/logs/csp by default.
+      // Sentinel writes its logs (and a metric log every second) under ~/logs/csp, and EagleEye's
+      // under ~/logs/eagleeye, by default: keep them in the temporary folder.
+      Path logs = Path.of(System.getProperty("java.io.tmpdir"), "weir-bench-sentinel-logs");
       if (System.getProperty("csp.sentinel.log.dir") == null) {
-        System.setProperty("csp.sentinel.log.dir",
-            Path.of(System.getProperty("java.io.tmpdir"), "weir-bench-sentinel-logs").toString());
+        System.setProperty("csp.sentinel.log.dir", logs.toString());
+      }
+      if (System.getProperty("EAGLEEYE.LOG.PATH") == null) {
+        System.setProperty("EAGLEEYE.LOG.PATH", logs.resolve("eagleeye").toString() + java.io.File.separator);
       }
       FlowRuleManager.loadRules(List.of(
           rule(QPS, NEVER_REFUSING_RATE),
@@ -181,7 +185,8 @@ public class CoreEntryBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-      long rate = (long) NEVER_REFUSING_RATE;
+      // Bucket4j refills at most one token per nanosecond.
+      long rate = (long) NEVER_REFUSING_PACED_RATE;
       permissive = Bucket.builder()
           .addLimit(Bandwidth.builder().capacity(rate).refillGreedy(rate, Duration.ofSeconds(1)).build())
           .build();
