@@ -39,6 +39,7 @@ final class Engine {
   final StatisticNode inbound;
   private final SystemSampler sampler;
   private final List<CircuitBreakerListener> listeners = new CopyOnWriteArrayList<>();
+  private final List<java.util.function.Consumer<ResourceStatistics>> resourceListeners = new CopyOnWriteArrayList<>();
   private ProcessorSlot[] slots = new ProcessorSlot[0];
   private final Map<String, RuleSet> rules = new ConcurrentHashMap<>();
   private volatile SystemRule systemRule = SystemRule.NONE;
@@ -184,6 +185,31 @@ final class Engine {
       next[i] = state != null ? state : create.apply(rules.get(i));
     }
     return next;
+  }
+
+  /** Tells {@code listener} of every resource: those known now at once, later ones when created. */
+  void addResourceListener(java.util.function.Consumer<ResourceStatistics> listener) {
+    synchronized (resourceListeners) {
+      resourceListeners.add(listener);
+      for (ResourceNode node : nodes.all()) {
+        listener.accept(node);
+      }
+    }
+  }
+
+  void resourceCreated(ResourceNode node) {
+    if (resourceListeners.isEmpty()) {
+      return;
+    }
+    synchronized (resourceListeners) {
+      for (java.util.function.Consumer<ResourceStatistics> listener : resourceListeners) {
+        try {
+          listener.accept(node);
+        } catch (RuntimeException e) {
+          LOG.log(Level.WARNING, "Resource listener " + listener + " failed for " + node.name, e);
+        }
+      }
+    }
   }
 
   void addListener(CircuitBreakerListener listener) {

@@ -38,12 +38,23 @@ final class NodeRegistry {
     }
     unruled.incrementAndGet();
     engine.attachRules(created);
+    engine.resourceCreated(created);
     return created;
   }
 
   /** The node of a resource that has rules; never refused by the bound. */
   ResourceNode forRules(String resource) {
-    return nodes.computeIfAbsent(resource, r -> new ResourceNode(r, engine));
+    ResourceNode node = nodes.get(resource);
+    if (node != null) {
+      return node;
+    }
+    ResourceNode created = new ResourceNode(resource, engine);
+    ResourceNode raced = nodes.putIfAbsent(resource, created);
+    if (raced != null) {
+      return raced;
+    }
+    engine.resourceCreated(created);
+    return created;
   }
 
   @Nullable ResourceNode existing(String resource) {

@@ -215,6 +215,15 @@ public final class Weir implements AutoCloseable {
     return engine.clock.ticker();
   }
 
+  /**
+   * Tells {@code listener} of every resource this engine tracks: at once of those known now, and of
+   * each new one when it is first called or gets rules. Called on the thread that creates the
+   * resource; keep it quick (meter registration is the intended use).
+   */
+  public void addResourceListener(java.util.function.Consumer<ResourceStatistics> listener) {
+    engine.addResourceListener(Objects.requireNonNull(listener, "listener"));
+  }
+
   /** Adds a listener told of every circuit-breaker state change of this engine. */
   public void addCircuitBreakerListener(CircuitBreakerListener listener) {
     engine.addListener(Objects.requireNonNull(listener, "listener"));

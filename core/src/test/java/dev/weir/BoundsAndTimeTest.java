@@ -92,4 +92,17 @@ class BoundsAndTimeTest {
     assertThat(second.statistics("r").totalPassed()).isEqualTo(5);
     assertThat(first.statistics("r").totalPassed()).isEqualTo(1);
   }
+
+  @Test
+  void resourceListenersHearOfKnownAndNewResourcesOnce() {
+    Weir weir = Weir.builder().ticker(ticker).maxResources(2).flowRules(List.of(FlowRule.qps("ruled", 5))).build();
+    Calls.admitted(weir, "early", 1);
+    List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+    weir.addResourceListener(stats -> heard.add(stats.resource()));
+    assertThat(heard).containsExactlyInAnyOrder("ruled", "early");
+    Calls.admitted(weir, "late", 3);
+    weir.rules().replaceFlowRules("fresh", List.of(FlowRule.qps("fresh", 1)));
+    Calls.admitted(weir, "beyond-the-bound", 1);
+    assertThat(heard).containsExactlyInAnyOrder("ruled", "early", "late", "fresh");
+  }
 }
