@@ -105,7 +105,8 @@ final class HandlerResolver {
     }
     Class<?> holder = otherClass != null ? otherClass : beanClass;
     boolean staticOnly = otherClass != null;
-    Method[] candidates = ReflectionUtils.getUniqueDeclaredMethods(holder, m -> m.getName().equals(name));
+    Method[] candidates = ReflectionUtils.getUniqueDeclaredMethods(holder,
+        m -> m.getName().equals(name) && !m.isBridge() && !m.isSynthetic());
     List<Handler> handlers = new ArrayList<>();
     List<Method> matched = new ArrayList<>();
     List<String> rejected = new ArrayList<>();

@@ -3,6 +3,7 @@ package dev.weir.spring.aop;
 import dev.weir.annotation.RateLimited;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
@@ -99,9 +100,11 @@ final class RateLimitedMethods {
   }
 
   private static Map<Method, GuardedMethod> inspect(Class<?> userClass) {
-    if (userClass.isInterface() || Modifier.isAbstract(userClass.getModifiers())
+    if (userClass.isInterface() || Modifier.isAbstract(userClass.getModifiers()) || Proxy.isProxyClass(userClass)
         || !AnnotationUtils.isCandidateClass(userClass, RateLimited.class)) {
-      return Map.of(); // runtime classes are concrete; an interface or abstract type says too little
+      // runtime classes are concrete; an interface or abstract type says too little, and a JDK
+      // proxy's target was inspected when the proxy was made
+      return Map.of();
     }
     MergedAnnotation<RateLimited> onType =
         MergedAnnotations.from(userClass, SearchStrategy.TYPE_HIERARCHY).get(RateLimited.class);

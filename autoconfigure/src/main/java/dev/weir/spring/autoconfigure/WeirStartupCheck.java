@@ -1,0 +1,169 @@
+package dev.weir.spring.autoconfigure;
+
+import dev.weir.ResourceStatistics;
+import dev.weir.Weir;
+import dev.weir.rule.FlowRule;
+import dev.weir.rule.FlowStrategy;
+import dev.weir.rule.RuleViolation;
+import dev.weir.spring.aop.RateLimitedAdvisor;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.ApplicationListener;
+
+/**
+ * What Weir checks once the application's beans exist: every {@code @RateLimited} declaration
+ * (also of lazy beans not created yet) and every {@code ref-resource} of a {@code related} rule;
+ * either stops the start when wrong. When the application is ready, it warns about each rule whose
+ * resource no {@code @RateLimited} method and no call so far uses: most often a typo.
+ */
+final class WeirStartupCheck implements SmartInitializingSingleton, ApplicationListener<ApplicationReadyEvent> {
+
+  private static final Log logger = LogFactory.getLog(WeirStartupCheck.class);
+
+  private final ConfigurableListableBeanFactory beanFactory;
+  private final WeirProperties properties;
+  private final ObjectProvider<Weir> weir;
+  private final ObjectProvider<RateLimitedAdvisor> advisor;
+  private boolean rulesLoaded;
+
+  WeirStartupCheck(ConfigurableListableBeanFactory beanFactory, WeirProperties properties, ObjectProvider<Weir> weir,
+      ObjectProvider<RateLimitedAdvisor> advisor) {
+    this.beanFactory = beanFactory;
+    this.properties = properties;
+    this.weir = weir;
+    this.advisor = advisor;
+  }
+
+  @Override
+  public void afterSingletonsInstantiated() {
+    RateLimitedAdvisor rateLimited = advisor.getIfUnique();
+    if (rateLimited != null) {
+      inspectBeans(rateLimited);
+    }
+    Weir engine = weir.getIfUnique();
+    List<FlowRule> rules = PropertiesCheck.flowRules(properties);
+    if (engine == null || rules.isEmpty()) {
+      return;
+    }
+    rulesLoaded = engine.rules().flowRules(rules.get(0).resource()).contains(rules.get(0));
+    if (!rulesLoaded) {
+      logger.warn("weir.flow has " + rules.size() + " rule(s), but the Weir bean is the application's own, so they"
+          + " were not loaded into it. Load them yourself, or use a WeirBuilderCustomizer bean instead of a Weir bean.");
+      return;
+    }
+    checkReferences(engine, rules, rateLimited);
+  }
+
+  private void inspectBeans(RateLimitedAdvisor rateLimited) {
+    for (String name : beanFactory.getBeanDefinitionNames()) {
+      BeanDefinition definition = beanFactory.getBeanDefinition(name);
+      if (definition.isAbstract() || definition.getRole() == BeanDefinition.ROLE_INFRASTRUCTURE) {
+        continue;
+      }
+      Class<?> type;
+      try {
+        type = beanFactory.getType(name, false);
+      } catch (RuntimeException e) {
+        continue; // a type that cannot be predicted is checked when its bean is created
+      }
+      if (type != null) {
+        rateLimited.inspect(type); // throws RateLimitedDeclarationException
+      }
+    }
+  }
+
+  private void checkReferences(Weir engine, List<FlowRule> rules, @Nullable RateLimitedAdvisor rateLimited) {
+    Set<String> known = new TreeSet<>(engine.resources());
+    if (rateLimited != null) {
+      known.addAll(rateLimited.resources());
+    }
+    List<RuleViolation> violations = new ArrayList<>();
+    for (int i = 0; i < rules.size(); i++) {
+      FlowRule rule = rules.get(i);
+      String ref = rule.refResource();
+      if (rule.strategy() == FlowStrategy.RELATED && ref != null && !known.contains(ref)) {
+        violations.add(new RuleViolation("weir.flow[" + i + "].ref-resource", "names resource '" + ref
+            + "', which no @RateLimited method, rule or call at start uses" + suggestion(ref, known)
+            + "; known resources: " + known));
+      }
+    }
+    if (!violations.isEmpty()) {
+      throw new InvalidWeirConfigurationException(violations);
+    }
+  }
+
+  @Override
+  public void onApplicationEvent(ApplicationReadyEvent event) {
+    if (!rulesLoaded || event.getApplicationContext().getBeanFactory() != beanFactory) {
+      return;
+    }
+    Weir engine = weir.getIfUnique();
+    RateLimitedAdvisor rateLimited = advisor.getIfUnique();
+    if (engine == null) {
+      return;
+    }
+    Set<String> used = new TreeSet<>();
+    if (rateLimited != null) {
+      used.addAll(rateLimited.resources());
+    }
+    for (String resource : engine.resources()) {
+      ResourceStatistics statistics = engine.statistics(resource);
+      if (statistics != null && statistics.totalPassed() + statistics.totalBlocked() > 0) {
+        used.add(resource);
+      }
+    }
+    Set<String> warned = new HashSet<>();
+    List<FlowRule> rules = PropertiesCheck.flowRules(properties);
+    for (int i = 0; i < rules.size(); i++) {
+      String resource = rules.get(i).resource();
+      if (!used.contains(resource) && warned.add(resource)) {
+        logger.warn("weir.flow[" + i + "].resource '" + resource + "' is used by no @RateLimited method and no call"
+            + " so far" + suggestion(resource, used) + ". Check its spelling; resources in use: " + used);
+      }
+    }
+  }
+
+  /** Returns ", did you mean 'x'" for the closest name within a few edits, else nothing. */
+  static String suggestion(String name, Set<String> names) {
+    String best = null;
+    int bestDistance = Math.max(2, name.length() / 4) + 1;
+    for (String candidate : names) {
+      int distance = distance(name.toLowerCase(java.util.Locale.ROOT), candidate.toLowerCase(java.util.Locale.ROOT));
+      if (distance < bestDistance) {
+        best = candidate;
+        bestDistance = distance;
+      }
+    }
+    return best == null ? "" : " (did you mean '" + best + "'?)";
+  }
+
+  private static int distance(String a, String b) {
+    int[] previous = new int[b.length() + 1];
+    int[] current = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      previous[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      current[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        current[j] = Math.min(substitution, Math.min(previous[j] + 1, current[j - 1] + 1));
+      }
+      int[] swap = previous;
+      previous = current;
+      current = swap;
+    }
+    return previous[b.length()];
+  }
+}

@@ -1,0 +1,48 @@
+package dev.weir.spring.webmvc;
+
+import dev.weir.ContextScope;
+import dev.weir.Weir;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * Runs each inbound HTTP request inside the Weir context {@value #CONTEXT_NAME}, with the origin
+ * that the {@link OriginResolver} gives it. Calls guarded while the request is handled (on the
+ * request's thread) are then attributed to that origin ({@code limit-app}), and a {@code chain}
+ * rule with {@code ref-resource: weir_web_context} limits a resource only when it is called while
+ * serving HTTP requests, not from scheduled jobs or message listeners.
+ */
+public final class WeirContextFilter extends OncePerRequestFilter {
+
+  /** The name of the context in which HTTP requests run. */
+  public static final String CONTEXT_NAME = "weir_web_context";
+
+  /** The filter's default order: after Spring Security's filters, so an origin can use the principal. */
+  public static final int DEFAULT_ORDER = 0;
+
+  private final Weir weir;
+  private final OriginResolver originResolver;
+
+  /**
+   * Creates the filter.
+   *
+   * @param weir the engine
+   * @param originResolver tells each request's origin
+   */
+  public WeirContextFilter(Weir weir, OriginResolver originResolver) {
+    this.weir = weir;
+    this.originResolver = originResolver;
+  }
+
+  @Override
+  protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+      throws ServletException, IOException {
+    try (ContextScope scope = weir.enterContext(CONTEXT_NAME, originResolver.resolveOrigin(request))) {
+      chain.doFilter(request, response);
+    }
+  }
+}

@@ -1,0 +1,146 @@
+package dev.weir.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Starts that must fail: each case starts a real application and checks the failure report that
+ * Spring Boot prints (through the failure analyzers) names the right property path, or the class
+ * and method, and what is allowed.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class BadConfigurationTests {
+
+  @Configuration(proxyBeanMethods = false)
+  @ImportAutoConfiguration({AopAutoConfiguration.class, WeirAutoConfiguration.class})
+  static class App {
+  }
+
+  static Stream<Arguments> badProperties() {
+    return Stream.of(
+        bad("weir.flow[0].count", "must be a number >= 0", "weir.flow[0].resource=a", "weir.flow[0].count=-1"),
+        bad("weir.flow[0].count", "is required", "weir.flow[0].resource=a"),
+        bad("weir.flow[0].resource", "is required", "weir.flow[0].count=5"),
+        bad("weir.flow[1].count", "must be a number >= 0", "weir.flow[0].resource=a", "weir.flow[0].count=1",
+            "weir.flow[1].resource=b", "weir.flow[1].count=-2"),
+        bad("weir.flow[0].count", "must be at most", "weir.flow[0].resource=a", "weir.flow[0].count=1e12"),
+        bad("weir.flow[0].count", "whole number", "weir.flow[0].resource=a", "weir.flow[0].count=1.5",
+            "weir.flow[0].grade=threads"),
+        bad("weir.flow[0].grade", "FlowGrade", "weir.flow[0].resource=a", "weir.flow[0].count=1",
+            "weir.flow[0].grade=bogus"),
+        bad("weir.flow[0].control-behavior", "ControlBehavior", "weir.flow[0].resource=a", "weir.flow[0].count=1",
+            "weir.flow[0].control-behavior=sometimes"),
+        bad("weir.flow[0].interval", "Duration", "weir.flow[0].resource=a", "weir.flow[0].count=1",
+            "weir.flow[0].interval=soon"),
+        bad("weir.flow[0].interval", "whole milliseconds", "weir.flow[0].resource=a", "weir.flow[0].count=1",
+            "weir.flow[0].interval=1500us"),
+        bad("weir.flow[0].ref-resource", "is required for strategy related", "weir.flow[0].resource=a",
+            "weir.flow[0].count=1", "weir.flow[0].strategy=related"),
+        bad("weir.flow[0].ref-resource", "names resource 'nosuch'", "weir.flow[0].resource=a",
+            "weir.flow[0].count=1", "weir.flow[0].strategy=related", "weir.flow[0].ref-resource=nosuch"),
+        bad("weir.flow[0].control-behavior", "must be reject for grade threads", "weir.flow[0].resource=a",
+            "weir.flow[0].count=1", "weir.flow[0].grade=threads", "weir.flow[0].control-behavior=warm-up"),
+        bad("weir.flow[0].cold-factor", "must be at least 2", "weir.flow[0].resource=a", "weir.flow[0].count=9",
+            "weir.flow[0].control-behavior=warm-up", "weir.flow[0].cold-factor=1"),
+        bad("weir.flow[0].max-queueing-time", "must be >= 0", "weir.flow[0].resource=a", "weir.flow[0].count=9",
+            "weir.flow[0].control-behavior=queue", "weir.flow[0].max-queueing-time=-1s"),
+        bad("weir.flow[0].exact", "needs control-behavior reject", "weir.flow[0].resource=a",
+            "weir.flow[0].count=9", "weir.flow[0].control-behavior=queue", "weir.flow[0].exact=true"),
+        bad("weir.flow[0].limit-app", "must be 'default', 'other' or an origin name", "weir.flow[0].resource=a",
+            "weir.flow[0].count=9", "weir.flow[0].limit-app= "),
+        bad("weir.flow[1]", "duplicate of rule [0]", "weir.flow[0].resource=a", "weir.flow[0].count=9",
+            "weir.flow[1].resource=a", "weir.flow[1].count=9"),
+        bad("weir.flow[0].cluster-mode", "cluster", "weir.flow[0].resource=a", "weir.flow[0].count=9",
+            "weir.flow[0].cluster-mode=true"),
+        bad("weir.cluster.enabled", "not supported by this version", "weir.cluster.enabled=true"),
+        bad("weir.degrade[0]", "not supported by this version", "weir.degrade[0].resource=a",
+            "weir.degrade[0].strategy=error-ratio", "weir.degrade[0].threshold=0.5"),
+        bad("weir.param-flow[0]", "not supported by this version", "weir.param-flow[0].resource=a",
+            "weir.param-flow[0].count=10"),
+        bad("weir.authority[0]", "not supported by this version", "weir.authority[0].resource=a",
+            "weir.authority[0].strategy=white", "weir.authority[0].limit-app=appA,appB"),
+        bad("weir.system.max-qps", "not supported by this version", "weir.system.max-qps=100"),
+        bad("weir.system.max-avg-rt", "not supported by this version", "weir.system.max-avg-rt=200ms"),
+        bad("weir.max-resources", "must be at least 1", "weir.max-resources=0"),
+        bad("weir.statistics.sample-count", "divide 1000000000", "weir.statistics.sample-count=3"));
+  }
+
+  static Arguments bad(String path, String reason, String... properties) {
+    return Arguments.of(path, reason, properties);
+  }
+
+  @ParameterizedTest(name = "{0}: {1}")
+  @MethodSource
+  void badProperties(String path, String reason, String[] properties, CapturedOutput output) {
+    assertThatThrownBy(() -> start(properties, App.class, BrokenBeans.ValidConfig.class))
+        .isInstanceOf(Exception.class);
+    String report = report(output);
+    assertThat(report).contains(path).contains(reason);
+  }
+
+  static Stream<Arguments> badDeclarations() {
+    return Stream.of(
+        broken(BrokenBeans.MissingBlockHandlerConfig.class, "BrokenBeans$MissingBlockHandler.find(String)",
+            "names blockHandler \"onBlock\"", "has no method of that name", "String onBlock(String, BlockException)"),
+        broken(BrokenBeans.BlockHandlerWithoutExceptionConfig.class,
+            "BrokenBeans$BlockHandlerWithoutException.find(String)", "String onBlock(String): takes (String)",
+            "String onBlock(String, FlowException)"),
+        broken(BrokenBeans.BlockHandlerWrongReturnConfig.class, "BrokenBeans$BlockHandlerWrongReturn.find(String)",
+            "returns int, which is not assignable to String", "String onBlock(String, BlockException)"),
+        broken(BrokenBeans.FallbackWrongParametersConfig.class, "BrokenBeans$FallbackWrongParameters.find(String)",
+            "takes (long, Throwable)", "String fallback(String, Throwable)"),
+        broken(BrokenBeans.DefaultFallbackWithArgumentsConfig.class,
+            "BrokenBeans$DefaultFallbackWithArguments.find(String)", "names defaultFallback \"dflt\"",
+            "String dflt()", "String dflt(Throwable)"),
+        broken(BrokenBeans.NonStaticHandlerInOtherClassConfig.class,
+            "BrokenBeans$NonStaticHandlerInOtherClass.find(String)", "is not static",
+            "static String handle(String, BlockException)", "BrokenBeans$InstanceHandlers"),
+        broken(BrokenBeans.UndeclaredCheckedExceptionConfig.class,
+            "BrokenBeans$UndeclaredCheckedException.find(String)", "declares checked exception java.io.IOException"),
+        broken(BrokenBeans.AmbiguousFallbacksConfig.class, "BrokenBeans$AmbiguousFallbacks.find(String)",
+            "two methods of that name for the same exceptions"),
+        broken(BrokenBeans.ValueOnTypeConfig.class, "BrokenBeans$ValueOnType", "sets value \"everything\""),
+        broken(BrokenBeans.TwoHandlerClassesConfig.class, "BrokenBeans$TwoHandlerClasses.find(String)",
+            "at most one is allowed"),
+        broken(BrokenBeans.LazyBrokenConfig.class, "BrokenBeans$LazyBroken.find(String)",
+            "names fallback \"missing\""));
+  }
+
+  static Arguments broken(Class<?> configuration, String... expected) {
+    return Arguments.of(configuration.getSimpleName(), configuration, expected);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource
+  void badDeclarations(String name, Class<?> configuration, String[] expected, CapturedOutput output) {
+    assertThatThrownBy(() -> start(new String[0], App.class, configuration)).isInstanceOf(Exception.class);
+    String report = report(output);
+    assertThat(report).contains("dev.weir.spring.autoconfigure.").contains(expected);
+  }
+
+  private static void start(String[] properties, Class<?>... sources) {
+    new SpringApplicationBuilder(sources).web(WebApplicationType.NONE)
+        .properties("spring.main.banner-mode=off", "spring.config.name=none")
+        .properties(properties).run().close();
+  }
+
+  /** Returns the failure report Spring Boot printed, from its description on. */
+  private static String report(CapturedOutput output) {
+    String all = output.getAll();
+    assertThat(all).contains("APPLICATION FAILED TO START");
+    return all.substring(all.indexOf("APPLICATION FAILED TO START"));
+  }
+}

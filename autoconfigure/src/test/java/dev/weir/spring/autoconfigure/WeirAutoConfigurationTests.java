@@ -1,0 +1,216 @@
+package dev.weir.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weir.FlowException;
+import dev.weir.Ticker;
+import dev.weir.Weir;
+import dev.weir.annotation.RateLimited;
+import dev.weir.rule.FlowRule;
+import dev.weir.spring.aop.RateLimitedAdvisor;
+import dev.weir.spring.test.ManualTicker;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The auto-configuration, in contexts built for each case. */
+class WeirAutoConfigurationTests {
+
+  private final ApplicationContextRunner runner = new ApplicationContextRunner()
+      .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, WeirAutoConfiguration.class));
+
+  @Test
+  void createsOneEngineTheAdvisorAndTheProperties() {
+    runner.run(context -> {
+      assertThat(context).hasSingleBean(Weir.class).hasSingleBean(RateLimitedAdvisor.class)
+          .hasSingleBean(WeirProperties.class);
+      assertThat(context.getBean(Weir.class).ticker()).isSameAs(Ticker.system());
+    });
+  }
+
+  @Test
+  void engineIsClosedWithTheContext() {
+    runner.run(context -> {
+      String destroyMethod = context.getBeanFactory().getBeanDefinition("weir").getDestroyMethodName();
+      assertThat(destroyMethod).isEqualTo("close");
+    });
+  }
+
+  @Test
+  void loadsFlowRulesFromProperties() {
+    runner.withPropertyValues("weir.flow[0].resource=createOrder", "weir.flow[0].count=5",
+            "weir.flow[0].control-behavior=warm-up", "weir.flow[0].warm-up-period=20s",
+            "weir.flow[1].resource=createOrder", "weir.flow[1].count=2", "weir.flow[1].grade=THREADS")
+        .run(context -> assertThat(context.getBean(Weir.class).rules().flowRules("createOrder")).containsExactly(
+            FlowRule.builder("createOrder").count(5).controlBehavior(dev.weir.rule.ControlBehavior.WARM_UP)
+                .warmUpPeriod(Duration.ofSeconds(20)).build(),
+            FlowRule.threads("createOrder", 2)));
+  }
+
+  @Test
+  void enumValuesBindCaseInsensitively() {
+    runner.withPropertyValues("weir.flow[0].resource=a", "weir.flow[0].count=5", "weir.flow[0].grade=Qps",
+            "weir.flow[0].control-behavior=WARM-UP-QUEUE", "weir.flow[0].strategy=chain",
+            "weir.flow[0].ref-resource=web")
+        .run(context -> {
+          FlowRule rule = context.getBean(Weir.class).rules().flowRules("a").get(0);
+          assertThat(rule.controlBehavior()).isEqualTo(dev.weir.rule.ControlBehavior.WARM_UP_QUEUE);
+          assertThat(rule.strategy()).isEqualTo(dev.weir.rule.FlowStrategy.CHAIN);
+        });
+  }
+
+  @Test
+  void disabledTurnsEverythingOff() {
+    runner.withPropertyValues("weir.enabled=false").withUserConfiguration(GuardedConfiguration.class)
+        .run(context -> {
+          assertThat(context).doesNotHaveBean(Weir.class).doesNotHaveBean(RateLimitedAdvisor.class)
+              .doesNotHaveBean(WeirProperties.class);
+          Guarded guarded = context.getBean(Guarded.class);
+          assertThat(AopUtils.isAopProxy(guarded)).isFalse();
+          assertThat(guarded.call()).isEqualTo("called");
+        });
+  }
+
+  @Test
+  void backsOffWhenTheApplicationDefinesItsEngine() {
+    runner.withUserConfiguration(OwnEngineConfiguration.class).run(context -> {
+      assertThat(context).hasSingleBean(Weir.class);
+      assertThat(context.getBean(Weir.class)).isSameAs(context.getBean(OwnEngineConfiguration.class).weir);
+    });
+  }
+
+  @Test
+  void usesTheApplicationsTicker() {
+    runner.withUserConfiguration(TickerConfiguration.class)
+        .run(context -> assertThat(context.getBean(Weir.class).ticker()).isSameAs(context.getBean(Ticker.class)));
+  }
+
+  @Test
+  void appliesBuilderCustomizers() {
+    runner.withBean(WeirBuilderCustomizer.class, () -> builder -> builder.flowRules(List.of(FlowRule.qps("x", 7))))
+        .run(context -> assertThat(context.getBean(Weir.class).rules().flowRules("x")).hasSize(1));
+  }
+
+  @Test
+  void guardsRateLimitedBeans() {
+    runner.withUserConfiguration(GuardedConfiguration.class)
+        .withPropertyValues("weir.flow[0].resource=guarded", "weir.flow[0].count=0").run(context -> {
+          Guarded guarded = context.getBean(Guarded.class);
+          assertThat(AopUtils.isCglibProxy(guarded)).isTrue();
+          assertThatThrownBy(guarded::call).isInstanceOf(FlowException.class);
+        });
+  }
+
+  @Test
+  void guardsRateLimitedBeansWithoutAspectJ() {
+    runner.withClassLoader(new FilteredClassLoader("org.aspectj"))
+        .withUserConfiguration(GuardedConfiguration.class)
+        .withPropertyValues("weir.flow[0].resource=guarded", "weir.flow[0].count=0").run(context -> {
+          assertThat(context).hasNotFailed();
+          assertThat(context.getBean(AopConfigUtils.AUTO_PROXY_CREATOR_BEAN_NAME).getClass().getSimpleName())
+              .isEqualTo("InfrastructureAdvisorAutoProxyCreator");
+          assertThatThrownBy(context.getBean(Guarded.class)::call).isInstanceOf(FlowException.class);
+        });
+  }
+
+  @Test
+  void guardsRateLimitedBeansWithSpringAopAutoOff() {
+    runner.withUserConfiguration(GuardedConfiguration.class)
+        .withPropertyValues("spring.aop.auto=false", "weir.flow[0].resource=guarded", "weir.flow[0].count=0")
+        .run(context -> assertThatThrownBy(context.getBean(Guarded.class)::call).isInstanceOf(FlowException.class));
+  }
+
+  @Test
+  void startsWithoutActuatorMicrometerRedisOrWeb() {
+    runner.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate", "io.micrometer",
+            "org.springframework.data.redis", "org.springframework.web", "jakarta.servlet"))
+        .withUserConfiguration(GuardedConfiguration.class)
+        .run(context -> {
+          assertThat(context).hasNotFailed().hasSingleBean(Weir.class);
+          assertThat(context.getBean(Guarded.class).call()).isEqualTo("called");
+        });
+  }
+
+  @Test
+  void failureAnalyzersAreRegistered() {
+    SpringFactoriesLoader.ArgumentResolver arguments = SpringFactoriesLoader.ArgumentResolver
+        .of(BeanFactory.class, new DefaultListableBeanFactory())
+        .and(Environment.class, new StandardEnvironment());
+    List<String> analyzers = SpringFactoriesLoader.forDefaultResourceLocation(getClass().getClassLoader())
+        .load(FailureAnalyzer.class, arguments, (type, name, failure) -> { /* others may need absent classes */ })
+        .stream().map(analyzer -> analyzer.getClass().getName()).toList();
+    assertThat(analyzers).contains("dev.weir.spring.aop.RateLimitedDeclarationFailureAnalyzer",
+        "dev.weir.spring.autoconfigure.InvalidWeirConfigurationFailureAnalyzer");
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void configurationMetadataDescribesTheProperties() throws Exception {
+    try (var in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+      Map<String, Object> metadata = JsonMapper.builder().build().readValue(in, Map.class);
+      Map<String, Map<String, Object>> properties = ((List<Map<String, Object>>) metadata.get("properties")).stream()
+          .collect(Collectors.toMap(property -> (String) property.get("name"), property -> property));
+      assertThat(properties).containsKeys("weir.enabled", "weir.max-resources", "weir.statistics.sample-count",
+          "weir.flow", "weir.degrade", "weir.param-flow", "weir.authority", "weir.system.max-qps",
+          "weir.web.origin-header", "weir.cluster.enabled", "weir.cluster.fallback", "weir.metrics.tags");
+      assertThat(properties.get("weir.web.origin-header").get("description")).asString()
+          .startsWith("Request header that carries the caller's origin");
+      assertThat(properties.get("weir.max-resources").get("defaultValue")).isEqualTo(6000);
+      assertThat(properties.get("weir.cluster.fallback").get("defaultValue")).isEqualTo("local");
+      assertThat((List<Map<String, Object>>) metadata.get("hints"))
+          .anySatisfy(hint -> assertThat(hint.get("name")).isEqualTo("weir.cluster.fallback"));
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class GuardedConfiguration {
+    @Bean
+    Guarded guarded() {
+      return new Guarded();
+    }
+  }
+
+  /** Public, so that a class-based proxy of it can be made in a FilteredClassLoader. */
+  public static class Guarded {
+    @RateLimited("guarded")
+    public String call() {
+      return "called";
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class OwnEngineConfiguration {
+    final Weir weir = Weir.builder().build();
+
+    @Bean
+    Weir myWeir() {
+      return weir;
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class TickerConfiguration {
+    @Bean
+    ManualTicker manualTicker() {
+      return new ManualTicker();
+    }
+  }
+}

@@ -1,0 +1,58 @@
+package dev.weir.sample.shop;
+
+import java.util.List;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * The shop's HTTP API. It does not handle refusals: a {@code BlockException} that leaves a
+ * service becomes Weir's default answer ({@code 429} with {@code Retry-After} and a problem body).
+ */
+@RestController
+class ShopController {
+
+  private final Catalog catalog;
+  private final OrderService orders;
+  private final ShippingService shipping;
+
+  ShopController(Catalog catalog, OrderService orders, ShippingService shipping) {
+    this.catalog = catalog;
+    this.orders = orders;
+    this.shipping = shipping;
+  }
+
+  @GetMapping("/products")
+  List<Product> products() {
+    return catalog.listProducts();
+  }
+
+  @GetMapping("/products/search")
+  List<Product> search(@RequestParam("q") String query) {
+    return catalog.search(query);
+  }
+
+  @GetMapping("/products/{id}")
+  ResponseEntity<Product> product(@PathVariable("id") String id) {
+    return ResponseEntity.of(catalog.findProduct(id));
+  }
+
+  record OrderRequest(String productId, int quantity) {
+  }
+
+  @PostMapping("/orders")
+  ResponseEntity<Order> placeOrder(@RequestBody OrderRequest request) {
+    return ResponseEntity.status(HttpStatus.CREATED)
+        .body(orders.placeOrder(request.productId(), Math.max(1, request.quantity())));
+  }
+
+  @GetMapping("/orders/{id}/shipping")
+  ShippingQuote shippingQuote(@PathVariable("id") String id) throws ShippingCarrier.CarrierUnavailableException {
+    return shipping.quote(id);
+  }
+}

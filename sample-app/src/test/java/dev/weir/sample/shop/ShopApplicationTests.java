@@ -1,0 +1,218 @@
+package dev.weir.sample.shop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.Ticker;
+import dev.weir.Weir;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Primary;
+
+/**
+ * The sample shop, started with its own application.yml and exercised over HTTP. Time is a ticker
+ * the test drives; the payment provider is one the test holds, so that orders stay in flight.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "shop.shipping.failure-rate=1.0")
+class ShopApplicationTests {
+
+  private static final HttpClient CLIENT = HttpClient.newHttpClient();
+
+  @TestConfiguration
+  static class TestClockAndPayments {
+    @Bean
+    ManualTicker ticker() {
+      return new ManualTicker();
+    }
+
+    @Bean
+    @Primary
+    HeldPayments heldPayments() {
+      return new HeldPayments();
+    }
+  }
+
+  /** A ticker that only moves when the test says. */
+  static final class ManualTicker implements Ticker {
+    private final AtomicLong nanos = new AtomicLong(1_000_000_000_000L);
+
+    @Override
+    public long read() {
+      return nanos.get();
+    }
+
+    void advance(Duration duration) {
+      nanos.addAndGet(duration.toNanos());
+    }
+  }
+
+  /** A payment provider whose charges wait until the test releases them. */
+  static final class HeldPayments implements PaymentGateway {
+    final Semaphore inFlight = new Semaphore(0);
+    volatile CountDownLatch release = new CountDownLatch(0);
+
+    @Override
+    public String charge(String orderId, long amountCents) {
+      inFlight.release();
+      try {
+        release.await(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return "held-" + orderId;
+    }
+  }
+
+  @LocalServerPort
+  int port;
+
+  @Autowired
+  ManualTicker ticker;
+
+  @Autowired
+  HeldPayments payments;
+
+  @Autowired
+  Catalog catalog;
+
+  @Autowired
+  Weir weir;
+
+  HttpRequest.Builder request(String path) {
+    return HttpRequest.newBuilder(URI.create("http://localhost:" + port + path));
+  }
+
+  HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {
+    HttpRequest.Builder request = request(path);
+    if (headers.length > 0) {
+      request.headers(headers);
+    }
+    return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  HttpRequest order(String productId) {
+    return request("/orders").header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString("{\"productId\":\"" + productId + "\",\"quantity\":1}")).build();
+  }
+
+  @Test
+  void productAboveItsRateComesFromTheCacheThroughTheBlockHandler() throws Exception {
+    ticker.advance(Duration.ofSeconds(5));
+    for (int i = 0; i < 5; i++) {
+      assertThat(get("/products/p-3").body()).contains("\"stale\":false");
+    }
+    HttpResponse<String> sixth = get("/products/p-3");
+    assertThat(sixth.statusCode()).isEqualTo(200);
+    assertThat(sixth.body()).contains("\"stale\":true");
+    ticker.advance(Duration.ofSeconds(1));
+    assertThat(get("/products/p-3").body()).contains("\"stale\":false");
+  }
+
+  @Test
+  void partnerCallerHasItsOwnSmallerLimit() throws Exception {
+    ticker.advance(Duration.ofSeconds(5));
+    assertThat(get("/products/p-2", "X-Caller", "partner-app").body()).contains("\"stale\":false");
+    assertThat(get("/products/p-2", "X-Caller", "partner-app").body()).contains("\"stale\":true");
+    assertThat(get("/products/p-2", "X-Caller", "another-app").body()).contains("\"stale\":false");
+  }
+
+  @Test
+  void searchAboveItsRateIsA429Problem() throws Exception {
+    ticker.advance(Duration.ofSeconds(5));
+    assertThat(get("/products/search?q=t").statusCode()).isEqualTo(200);
+    assertThat(get("/products/search?q=t").statusCode()).isEqualTo(200);
+    HttpResponse<String> third = get("/products/search?q=t");
+    assertThat(third.statusCode()).isEqualTo(429);
+    assertThat(third.headers().firstValue("Retry-After")).hasValue("1");
+    assertThat(third.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+    assertThat(third.body()).contains("\"status\":429").contains("\"resource\":\"searchProducts\"");
+  }
+
+  @Test
+  void productListWarmsUp() throws Exception {
+    ticker.advance(Duration.ofSeconds(60)); // idle: the limiter is cold
+    assertThat(get("/products").statusCode()).isEqualTo(200);
+    assertThat(get("/products").statusCode()).as("cold: one call per 200 ms").isEqualTo(429);
+    ticker.advance(Duration.ofMillis(200));
+    assertThat(get("/products").statusCode()).isEqualTo(200);
+    // steady traffic for three warm-up periods, offered at 40 calls per second: the rate reaches count
+    int admittedInLastSecond = 0;
+    for (int i = 0; i < 1200; i++) {
+      ticker.advance(Duration.ofMillis(25));
+      boolean admitted = admitted(() -> catalog.listProducts());
+      if (i >= 1160 && admitted) {
+        admittedInLastSecond++;
+      }
+    }
+    assertThat(admittedInLastSecond).as("warm: count (20) per second").isBetween(19, 21);
+  }
+
+  private static boolean admitted(Runnable call) {
+    try {
+      call.run();
+      return true;
+    } catch (dev.weir.BlockException e) {
+      return false;
+    }
+  }
+
+  @Test
+  void ordersInFlightAreLimitedToTwo() throws Exception {
+    payments.inFlight.drainPermits(); // charges of other tests' orders
+    payments.release = new CountDownLatch(1);
+    List<CompletableFuture<HttpResponse<String>>> first = List.of(
+        CLIENT.sendAsync(order("p-1"), HttpResponse.BodyHandlers.ofString()),
+        CLIENT.sendAsync(order("p-2"), HttpResponse.BodyHandlers.ofString()));
+    assertThat(payments.inFlight.tryAcquire(2, 10, TimeUnit.SECONDS)).as("two orders wait for payment").isTrue();
+    HttpResponse<String> third = CLIENT.send(order("p-3"), HttpResponse.BodyHandlers.ofString());
+    assertThat(third.statusCode()).isEqualTo(429);
+    assertThat(third.body()).contains("\"resource\":\"placeOrder\"");
+    payments.release.countDown();
+    for (CompletableFuture<HttpResponse<String>> response : first) {
+      assertThat(response.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
+    }
+    assertThat(weir.statistics("placeOrder").activeCalls()).isZero();
+  }
+
+  @Test
+  void ordersDoNotSpendThePublicProductLimit() throws Exception {
+    ticker.advance(Duration.ofSeconds(5));
+    for (int i = 0; i < 6; i++) {
+      get("/products/p-1");
+    }
+    assertThat(get("/products/p-1").body()).contains("\"stale\":true");
+    assertThat(CLIENT.send(order("p-2"), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(201);
+  }
+
+  @Test
+  void unknownProductIsA404AndNotAFailure() throws Exception {
+    long failedBefore = weir.statistics("placeOrder").totalFailed();
+    assertThat(CLIENT.send(order("nope"), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(404);
+    assertThat(weir.statistics("placeOrder").totalFailed()).isEqualTo(failedBefore);
+  }
+
+  @Test
+  void failingCarrierFallsBackToAFlatRate() throws Exception {
+    HttpResponse<String> quote = get("/orders/o-1/shipping");
+    assertThat(quote.statusCode()).isEqualTo(200);
+    assertThat(quote.body()).contains("\"carrier\":\"flat-rate\"").contains("\"estimated\":true")
+        .contains("\"priceCents\":" + ShippingService.FLAT_RATE_CENTS);
+    assertThat(weir.statistics("shippingQuote").totalFailed()).isPositive();
+  }
+}
