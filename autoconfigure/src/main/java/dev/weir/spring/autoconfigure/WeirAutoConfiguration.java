@@ -3,13 +3,12 @@ package dev.weir.spring.autoconfigure;
 import dev.weir.Sleeper;
 import dev.weir.Ticker;
 import dev.weir.Weir;
-import dev.weir.rule.FlowRule;
+import dev.weir.rule.RuleSet;
 import dev.weir.rule.RuleViolation;
+import dev.weir.rule.SystemRule;
 import dev.weir.spring.aop.RateLimitedAdvisor;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -54,15 +53,20 @@ public final class WeirAutoConfiguration {
     sleeper.ifAvailable(builder::sleeper);
     customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
     Weir weir = builder.build();
-    List<FlowRule> rules = PropertiesCheck.flowRules(properties);
-    violations.addAll(PropertiesCheck.underFlow(weir.rules().validateFlowRules(rules)));
+    RuleSet rules = RuleProperties.toRuleSet(properties);
+    violations.addAll(PropertiesCheck.underWeir(weir.rules().validate(rules)));
     if (!violations.isEmpty()) {
       weir.close();
       throw new InvalidWeirConfigurationException(violations);
     }
-    Map<String, List<FlowRule>> byResource = new LinkedHashMap<>();
-    rules.forEach(rule -> byResource.computeIfAbsent(rule.resource(), resource -> new ArrayList<>()).add(rule));
-    byResource.forEach(weir.rules()::replaceFlowRules); // rules of other resources (customizers') stay
+    // Resource by resource, so that rules a customizer gave other resources stay.
+    for (String resource : rules.resources()) {
+      weir.rules().replace(resource, rules.forResource(resource));
+    }
+    SystemRule system = properties.getSystem().toRule();
+    if (system.isActive()) {
+      weir.rules().replaceSystemRule(system);
+    }
     return weir;
   }
 

@@ -1,9 +1,16 @@
 package dev.weir.spring.autoconfigure;
 
+import dev.weir.rule.AuthorityRule;
+import dev.weir.rule.AuthorityStrategy;
 import dev.weir.rule.ControlBehavior;
+import dev.weir.rule.DegradeRule;
+import dev.weir.rule.DegradeStrategy;
 import dev.weir.rule.FlowGrade;
 import dev.weir.rule.FlowRule;
 import dev.weir.rule.FlowStrategy;
+import dev.weir.rule.ParamFlowItem;
+import dev.weir.rule.ParamFlowRule;
+import dev.weir.rule.SystemRule;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -310,7 +317,7 @@ public class WeirProperties {
     }
   }
 
-  /** One circuit breaker ({@code weir.degrade[*]}); not supported by this version. */
+  /** One circuit breaker ({@code weir.degrade[*]}). */
   public static class Degrade {
 
     /** The guarded resource. */
@@ -389,19 +396,15 @@ public class WeirProperties {
     public void setOpenDuration(Duration openDuration) {
       this.openDuration = openDuration;
     }
+
+    /** Returns the rule; missing required values are reported by {@link RuleProperties#required}. */
+    DegradeRule toRule() {
+      return new DegradeRule(resource == null ? "" : resource, strategy, threshold == null ? Double.NaN : threshold,
+          slowCallThreshold, minRequestAmount, statInterval, openDuration);
+    }
   }
 
-  /** What opens a circuit breaker. */
-  public enum DegradeStrategy {
-    /** The ratio of slow calls. */
-    SLOW_RATIO,
-    /** The ratio of failed calls. */
-    ERROR_RATIO,
-    /** The number of failed calls. */
-    ERROR_COUNT
-  }
-
-  /** One hot-parameter limit ({@code weir.param-flow[*]}); not supported by this version. */
+  /** One hot-parameter limit ({@code weir.param-flow[*]}). */
   public static class ParamFlow {
 
     /** The guarded resource. */
@@ -409,6 +412,9 @@ public class WeirProperties {
 
     /** Which argument is limited per value; negative counts from the end. */
     private int paramIndex;
+
+    /** qps: calls per duration for each value; threads: calls inside at once for each value. */
+    private FlowGrade grade = FlowGrade.QPS;
 
     /** Calls per duration allowed for each value of the argument. */
     private @Nullable Double count;
@@ -442,6 +448,14 @@ public class WeirProperties {
 
     public void setParamIndex(int paramIndex) {
       this.paramIndex = paramIndex;
+    }
+
+    public FlowGrade getGrade() {
+      return grade;
+    }
+
+    public void setGrade(FlowGrade grade) {
+      this.grade = grade;
     }
 
     public @Nullable Double getCount() {
@@ -491,6 +505,17 @@ public class WeirProperties {
     public void setExceptions(List<ParamFlowException> exceptions) {
       this.exceptions = exceptions;
     }
+
+    /** Returns the rule; missing required values are reported by {@link RuleProperties#required}. */
+    ParamFlowRule toRule() {
+      List<ParamFlowItem> items = new ArrayList<>();
+      for (ParamFlowException exception : exceptions) {
+        items.add(new ParamFlowItem(exception.getValue() == null ? "" : exception.getValue(),
+            exception.getCount() == null ? 0 : exception.getCount()));
+      }
+      return new ParamFlowRule(resource == null ? "" : resource, paramIndex, grade, count == null ? 0 : count,
+          duration, burst, controlBehavior, maxQueueingTime, items);
+    }
   }
 
   /** An argument value with a count of its own ({@code weir.param-flow[*].exceptions[*]}). */
@@ -519,7 +544,7 @@ public class WeirProperties {
     }
   }
 
-  /** One allow or deny list of callers ({@code weir.authority[*]}); not supported by this version. */
+  /** One allow or deny list of callers ({@code weir.authority[*]}). */
   public static class Authority {
 
     /** The guarded resource. */
@@ -554,19 +579,16 @@ public class WeirProperties {
     public void setLimitApp(List<String> limitApp) {
       this.limitApp = limitApp;
     }
-  }
 
-  /** Whether an authority rule lists the allowed or the refused origins. */
-  public enum AuthorityStrategy {
-    /** Only the listed origins may call. */
-    WHITE,
-    /** The listed origins may not call. */
-    BLACK
+    /** Returns the rule; a missing strategy reads as white. */
+    AuthorityRule toRule() {
+      return new AuthorityRule(resource == null ? "" : resource, strategy, limitApp);
+    }
   }
 
   /**
-   * Limits of the application's whole inbound traffic ({@code weir.system}); unset means off. Not
-   * supported by this version: setting any stops the start.
+   * Limits of the application's whole inbound traffic ({@code weir.system}), applied to
+   * {@code entry-type: IN} calls only; unset means off.
    */
   public static class SystemLimits {
 
@@ -623,6 +645,11 @@ public class WeirProperties {
 
     public void setMaxCpuUsage(@Nullable Double maxCpuUsage) {
       this.maxCpuUsage = maxCpuUsage;
+    }
+
+    /** Returns the rule; {@link SystemRule#isActive()} is false when nothing is set. */
+    SystemRule toRule() {
+      return new SystemRule(maxQps, maxThreads, maxAvgRt, maxLoad, maxCpuUsage);
     }
   }
 

@@ -3,6 +3,8 @@ package dev.weir.spring.autoconfigure;
 import dev.weir.ResourceStatistics;
 import dev.weir.Weir;
 import dev.weir.rule.FlowRule;
+import dev.weir.rule.Rule;
+import dev.weir.rule.RuleSet;
 import dev.weir.rule.FlowStrategy;
 import dev.weir.rule.RuleViolation;
 import dev.weir.spring.aop.RateLimitedAdvisor;
@@ -52,17 +54,19 @@ final class WeirStartupCheck implements SmartInitializingSingleton, ApplicationL
       inspectBeans(rateLimited);
     }
     Weir engine = weir.getIfUnique();
-    List<FlowRule> rules = PropertiesCheck.flowRules(properties);
-    if (engine == null || rules.isEmpty()) {
+    RuleSet configured = RuleProperties.toRuleSet(properties);
+    if (engine == null || configured.isEmpty()) {
       return;
     }
-    rulesLoaded = engine.rules().flowRules(rules.get(0).resource()).contains(rules.get(0));
+    String first = configured.resources().iterator().next();
+    rulesLoaded = engine.rules().rules(first).equals(configured.forResource(first));
     if (!rulesLoaded) {
-      logger.warn("weir.flow has " + rules.size() + " rule(s), but the Weir bean is the application's own, so they"
-          + " were not loaded into it. Load them yourself, or use a WeirBuilderCustomizer bean instead of a Weir bean.");
+      logger.warn("weir.* has rules for " + configured.resources() + ", but the Weir bean is the application's own,"
+          + " so they were not loaded into it. Load them yourself, or use a WeirBuilderCustomizer bean instead of a"
+          + " Weir bean.");
       return;
     }
-    checkReferences(engine, rules, rateLimited);
+    checkReferences(engine, configured.flow(), rateLimited);
   }
 
   private void inspectBeans(RateLimitedAdvisor rateLimited) {
@@ -124,12 +128,19 @@ final class WeirStartupCheck implements SmartInitializingSingleton, ApplicationL
       }
     }
     Set<String> warned = new HashSet<>();
-    List<FlowRule> rules = PropertiesCheck.flowRules(properties);
+    RuleSet configured = RuleProperties.toRuleSet(properties);
+    warnUnused("weir.flow", configured.flow(), used, warned);
+    warnUnused("weir.degrade", configured.degrade(), used, warned);
+    warnUnused("weir.param-flow", configured.paramFlow(), used, warned);
+    warnUnused("weir.authority", configured.authority(), used, warned);
+  }
+
+  private void warnUnused(String property, List<? extends Rule> rules, Set<String> used, Set<String> warned) {
     for (int i = 0; i < rules.size(); i++) {
       String resource = rules.get(i).resource();
       if (!used.contains(resource) && warned.add(resource)) {
-        logger.warn("weir.flow[" + i + "].resource '" + resource + "' is used by no @RateLimited method and no call"
-            + " so far" + suggestion(resource, used) + ". Check its spelling; resources in use: " + used);
+        logger.warn(property + "[" + i + "].resource '" + resource + "' is used by no @RateLimited method and no"
+            + " call so far" + suggestion(resource, used) + ". Check its spelling; resources in use: " + used);
       }
     }
   }

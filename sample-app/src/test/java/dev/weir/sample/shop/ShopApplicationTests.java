@@ -2,6 +2,7 @@ package dev.weir.sample.shop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.weir.CircuitState;
 import dev.weir.Ticker;
 import dev.weir.Weir;
 import java.io.IOException;
@@ -94,6 +95,9 @@ class ShopApplicationTests {
   @Autowired
   Weir weir;
 
+  @Autowired
+  ShippingCarrier carrier;
+
   HttpRequest.Builder request(String path) {
     return HttpRequest.newBuilder(URI.create("http://localhost:" + port + path));
   }
@@ -114,14 +118,54 @@ class ShopApplicationTests {
   @Test
   void productAboveItsRateComesFromTheCacheThroughTheBlockHandler() throws Exception {
     ticker.advance(Duration.ofSeconds(5));
+    // p-1 may be looked up 10 times a second by its own hot-parameter limit: the flow rule's 5 bites first
     for (int i = 0; i < 5; i++) {
-      assertThat(get("/products/p-3").body()).contains("\"stale\":false");
+      assertThat(get("/products/p-1").body()).contains("\"stale\":false");
     }
-    HttpResponse<String> sixth = get("/products/p-3");
+    HttpResponse<String> sixth = get("/products/p-1");
     assertThat(sixth.statusCode()).isEqualTo(200);
     assertThat(sixth.body()).contains("\"stale\":true");
     ticker.advance(Duration.ofSeconds(1));
-    assertThat(get("/products/p-3").body()).contains("\"stale\":false");
+    assertThat(get("/products/p-1").body()).contains("\"stale\":false");
+  }
+
+  @Test
+  void eachProductIdHasItsOwnHotParameterLimit() throws Exception {
+    ticker.advance(Duration.ofSeconds(5));
+    for (int i = 0; i < 3; i++) {
+      assertThat(get("/products/p-3").body()).contains("\"stale\":false");
+    }
+    assertThat(get("/products/p-3").body()).as("a 4th lookup of p-3 in one second").contains("\"stale\":true");
+    assertThat(get("/products/p-2").body()).contains("\"stale\":false");
+    assertThat(weir.statistics("findProduct").totalBlocked("param-flow")).isPositive();
+  }
+
+  @Test
+  void adminResourcesAreForTheOpsCallerOnly() throws Exception {
+    HttpResponse<String> ops = get("/admin/resources", "X-Caller", "ops");
+    assertThat(ops.statusCode()).isEqualTo(200);
+    assertThat(ops.body()).contains("findProduct");
+    HttpResponse<String> other = get("/admin/resources", "X-Caller", "web");
+    assertThat(other.statusCode()).isEqualTo(403);
+    assertThat(other.body()).contains("\"resource\":\"adminResources\"");
+  }
+
+  @Test
+  void openCircuitStopsAskingTheFailingCarrier() throws Exception {
+    ticker.advance(Duration.ofSeconds(30)); // old statistics and any open period are behind us
+    for (int i = 0; i < 10 && weir.statistics("shippingQuote").circuitState() != CircuitState.OPEN; i++) {
+      assertThat(get("/orders/o-1/shipping").body()).contains("flat-rate");
+    }
+    assertThat(weir.statistics("shippingQuote").circuitState()).isEqualTo(CircuitState.OPEN);
+    int asked = carrier.calls();
+    for (int i = 0; i < 5; i++) {
+      assertThat(get("/orders/o-1/shipping").body()).contains("flat-rate");
+    }
+    assertThat(carrier.calls()).as("no call reaches the carrier while open").isEqualTo(asked);
+    ticker.advance(Duration.ofSeconds(5));
+    assertThat(get("/orders/o-1/shipping").body()).contains("flat-rate");
+    assertThat(carrier.calls()).as("one probe after open-duration").isEqualTo(asked + 1);
+    assertThat(weir.statistics("shippingQuote").circuitState()).as("the probe failed").isEqualTo(CircuitState.OPEN);
   }
 
   @Test
