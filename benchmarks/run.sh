@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Builds weir-benchmarks, runs CoreEntryBenchmark (Weir beside Sentinel, Resilience4j, Bucket4j and
-# Guava) at each thread count with -prof gc, and writes benchmarks/results/latest.md.
+# Builds weir-benchmarks, runs the limit-accuracy harness on driven time (no JMH, about 20 s; writes
+# benchmarks/results/accuracy.md), then CoreEntryBenchmark (Weir beside Sentinel, Resilience4j,
+# Bucket4j and Guava) at each thread count with -prof gc, and writes benchmarks/results/latest.md.
 #
 #   benchmarks/run.sh                 # real run: -f 2 -wi 3 -w 2s -i 5 -r 2s, threads 1 and 2
 #   QUICK=1 benchmarks/run.sh         # pipeline check: -f 1 -wi 1 -w 1s -i 2 -r 1s
+#   ACCURACY_ONLY=1 benchmarks/run.sh # the accuracy table alone (QUICK does not shorten it)
 #
+# Accuracy overrides: SKIP_ACCURACY=1, ACCURACY_SECONDS (trace length, default 30),
+# ACCURACY_OUT (default benchmarks/results/accuracy.md).
 # Overrides (environment): FORKS, WARMUP_ITERATIONS, WARMUP_TIME, ITERATIONS, TIME, THREADS ("1 2"),
 # BENCHMARKS (JMH regexp, default CoreEntryBenchmark), JMH_ARGS (extra JMH arguments),
 # JAVA (default java), WEIR_TARGET (build folder, default target-bench), SKIP_BUILD=1 (reuse the jar),
@@ -40,6 +44,16 @@ fi
 [[ -f "$jar" ]] || { echo "no benchmark jar at $jar" >&2; exit 1; }
 
 mkdir -p "$results"
+
+# Limit accuracy: deterministic traces on driven time, every engine; seconds, not minutes.
+if [[ "${SKIP_ACCURACY:-0}" != 1 ]]; then
+  "$java" -cp "$jar" dev.weir.benchmarks.accuracy.Accuracy \
+    --out "${ACCURACY_OUT:-$results/accuracy.md}" --seconds "${ACCURACY_SECONDS:-30}"
+fi
+if [[ "${ACCURACY_ONLY:-0}" == 1 ]]; then
+  exit 0
+fi
+
 expected=$(mktemp)
 trap 'rm -f "$expected"' EXIT
 "$java" -jar "$jar" -l "$benchmarks" > "$expected"
