@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.function.UnaryOperator;
 
 /**
  * The rules in force in one engine. Rules are replaced per resource, atomically: a call sees either
@@ -63,6 +65,30 @@ public final class RuleRegistry {
     addForeign(violations, "authority", rules.authority(), resource);
     throwIfInvalid(violations);
     engine.replace(resource, rules);
+  }
+
+  /**
+   * Replaces the rules of one resource with what {@code change} makes of the rules in force, with
+   * no other change to the engine's rules in between (the read and the write are one step). The
+   * result is validated like {@link #replace}.
+   *
+   * @return the rules in force before the change
+   * @throws InvalidRulesException with every problem of the result; nothing changed
+   */
+  public RuleSet update(String resource, UnaryOperator<RuleSet> change) {
+    RuleSet[] before = new RuleSet[1];
+    engine.update(resource, current -> {
+      RuleSet after = Objects.requireNonNull(change.apply(current), "change returned null");
+      List<RuleViolation> violations = validate(after);
+      addForeign(violations, "flow", after.flow(), resource);
+      addForeign(violations, "degrade", after.degrade(), resource);
+      addForeign(violations, "param-flow", after.paramFlow(), resource);
+      addForeign(violations, "authority", after.authority(), resource);
+      throwIfInvalid(violations);
+      before[0] = current;
+      return after;
+    });
+    return before[0];
   }
 
   /**

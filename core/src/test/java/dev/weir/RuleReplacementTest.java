@@ -102,4 +102,16 @@ class RuleReplacementTest {
         .isInstanceOf(InvalidRulesException.class)
         .hasMessageContaining("[0].cluster-mode");
   }
+
+  @Test
+  void updateReadsAndWritesInOneStepAndValidatesTheResult() {
+    weir.rules().replace("r", dev.weir.rule.RuleSet.empty().withFlow(List.of(FlowRule.qps("r", 1))));
+    dev.weir.rule.RuleSet before = weir.rules().update("r",
+        current -> current.withFlow(List.of(current.flow().get(0), FlowRule.threads("r", 3))));
+    assertThat(before.flow()).containsExactly(FlowRule.qps("r", 1));
+    assertThat(weir.rules().flowRules("r")).hasSize(2);
+    assertThatThrownBy(() -> weir.rules().update("r", current -> current.withFlow(List.of(FlowRule.qps("r", -1)))))
+        .isInstanceOf(InvalidRulesException.class).hasMessageContaining("flow[0].count");
+    assertThat(weir.rules().flowRules("r")).hasSize(2);
+  }
 }

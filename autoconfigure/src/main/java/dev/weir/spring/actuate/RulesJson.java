@@ -1,0 +1,161 @@
+package dev.weir.spring.actuate;
+
+import dev.weir.CircuitState;
+import dev.weir.rule.AuthorityRule;
+import dev.weir.rule.DegradeRule;
+import dev.weir.rule.FlowRule;
+import dev.weir.rule.ParamFlowItem;
+import dev.weir.rule.ParamFlowRule;
+import dev.weir.rule.SystemRule;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Writes rules as the YAML keys in camelCase, with enum values as in YAML ({@code warm-up}) and
+ * durations as {@code 500ms}, {@code 10s}, {@code 1h}: what the endpoint shows can be posted back.
+ */
+final class RulesJson {
+
+  private RulesJson() {
+  }
+
+  static List<Map<String, Object>> flow(List<FlowRule> rules) {
+    List<Map<String, Object>> out = new ArrayList<>();
+    for (FlowRule rule : rules) {
+      Map<String, Object> json = new LinkedHashMap<>();
+      json.put("resource", rule.resource());
+      json.put("count", number(rule.count()));
+      json.put("grade", name(rule.grade()));
+      json.put("interval", duration(rule.interval()));
+      json.put("exact", rule.exact());
+      json.put("controlBehavior", name(rule.controlBehavior()));
+      json.put("warmUpPeriod", duration(rule.warmUpPeriod()));
+      json.put("coldFactor", rule.coldFactor());
+      json.put("maxQueueingTime", duration(rule.maxQueueingTime()));
+      json.put("strategy", name(rule.strategy()));
+      putIfSet(json, "refResource", rule.refResource());
+      json.put("limitApp", rule.limitApp());
+      json.put("clusterMode", rule.clusterMode());
+      out.add(json);
+    }
+    return out;
+  }
+
+  static List<Map<String, Object>> degrade(List<DegradeRule> rules) {
+    List<Map<String, Object>> out = new ArrayList<>();
+    for (DegradeRule rule : rules) {
+      Map<String, Object> json = new LinkedHashMap<>();
+      json.put("resource", rule.resource());
+      json.put("strategy", name(rule.strategy()));
+      json.put("threshold", number(rule.threshold()));
+      json.put("slowCallThreshold", duration(rule.slowCallThreshold()));
+      json.put("minRequestAmount", rule.minRequestAmount());
+      json.put("statInterval", duration(rule.statInterval()));
+      json.put("openDuration", duration(rule.openDuration()));
+      out.add(json);
+    }
+    return out;
+  }
+
+  static List<Map<String, Object>> paramFlow(List<ParamFlowRule> rules) {
+    List<Map<String, Object>> out = new ArrayList<>();
+    for (ParamFlowRule rule : rules) {
+      Map<String, Object> json = new LinkedHashMap<>();
+      json.put("resource", rule.resource());
+      json.put("paramIndex", rule.paramIndex());
+      json.put("grade", name(rule.grade()));
+      json.put("count", number(rule.count()));
+      json.put("duration", duration(rule.duration()));
+      json.put("burst", rule.burst());
+      json.put("controlBehavior", name(rule.controlBehavior()));
+      json.put("maxQueueingTime", duration(rule.maxQueueingTime()));
+      List<Map<String, Object>> exceptions = new ArrayList<>();
+      for (ParamFlowItem item : rule.exceptions()) {
+        Map<String, Object> exception = new LinkedHashMap<>();
+        exception.put("value", item.value());
+        exception.put("count", number(item.count()));
+        exceptions.add(exception);
+      }
+      json.put("exceptions", exceptions);
+      out.add(json);
+    }
+    return out;
+  }
+
+  static List<Map<String, Object>> authority(List<AuthorityRule> rules) {
+    List<Map<String, Object>> out = new ArrayList<>();
+    for (AuthorityRule rule : rules) {
+      Map<String, Object> json = new LinkedHashMap<>();
+      json.put("resource", rule.resource());
+      json.put("strategy", name(rule.strategy()));
+      json.put("limitApp", rule.limitApp());
+      out.add(json);
+    }
+    return out;
+  }
+
+  /** Returns the limits that are on; an empty map when the system rule is off. */
+  static Map<String, Object> system(SystemRule rule) {
+    Map<String, Object> json = new LinkedHashMap<>();
+    putIfSet(json, "maxQps", rule.maxQps() == null ? null : number(rule.maxQps()));
+    putIfSet(json, "maxThreads", rule.maxThreads());
+    putIfSet(json, "maxAvgRt", rule.maxAvgRt() == null ? null : duration(rule.maxAvgRt()));
+    putIfSet(json, "maxLoad", rule.maxLoad() == null ? null : number(rule.maxLoad()));
+    putIfSet(json, "maxCpuUsage", rule.maxCpuUsage() == null ? null : number(rule.maxCpuUsage()));
+    return json;
+  }
+
+  /**
+   * Returns the duration in the largest of {@code d}, {@code h}, {@code m}, {@code s}, {@code ms},
+   * {@code us}, {@code ns} that holds it whole: {@code 500ms}, {@code 10s}, {@code 1h},
+   * {@code 1500us}. Spring Boot reads each of these back.
+   */
+  static String duration(Duration duration) {
+    if (duration.isZero()) {
+      return "0ms";
+    }
+    long nanos;
+    try {
+      nanos = duration.toNanos();
+    } catch (ArithmeticException tooLong) {
+      return duration.toSeconds() % 86_400 == 0 ? duration.toDays() + "d" : duration.toSeconds() + "s";
+    }
+    long[] units = {86_400_000_000_000L, 3_600_000_000_000L, 60_000_000_000L, 1_000_000_000L, 1_000_000L, 1_000L};
+    String[] suffixes = {"d", "h", "m", "s", "ms", "us"};
+    for (int i = 0; i < units.length; i++) {
+      if (nanos % units[i] == 0) {
+        return nanos / units[i] + suffixes[i];
+      }
+    }
+    return nanos + "ns";
+  }
+
+  /** Returns a whole number as a {@code long} ({@code 5}, not {@code 5.0}), else the double. */
+  static Number number(double value) {
+    if (value == Math.rint(value) && !Double.isInfinite(value) && Math.abs(value) < 1e15) {
+      return (long) value;
+    }
+    return value;
+  }
+
+  /** Returns an enum constant as written in YAML: {@code WARM_UP_QUEUE} is {@code warm-up-queue}. */
+  static String name(Enum<?> value) {
+    return value.name().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+
+  /** Returns a circuit state as the meters tag it: {@code closed}, {@code open}, {@code half_open}. */
+  static String circuitState(CircuitState state) {
+    return state.name().toLowerCase(Locale.ROOT);
+  }
+
+  private static void putIfSet(Map<String, Object> json, String key, @Nullable Object value) {
+    if (value != null) {
+      json.put(key, value);
+    }
+  }
+}

@@ -1,0 +1,290 @@
+package dev.weir.spring.actuate;
+
+import dev.weir.CircuitState;
+import dev.weir.ResourceStatistics;
+import dev.weir.Weir;
+import dev.weir.rule.InvalidRulesException;
+import dev.weir.rule.RuleSet;
+import dev.weir.rule.RuleViolation;
+import dev.weir.spring.autoconfigure.RuleProperties;
+import java.security.Principal;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+/**
+ * The {@code weir} actuator endpoint: live statistics and rules of every resource of an engine,
+ * its system rule, and the replacement of a resource's rules at runtime.
+ *
+ * <ul>
+ *   <li>{@code GET /actuator/weir}: {@code {"resources": {name: resource, ...}, "system": {...}}},
+ *       resources in name order; {@code system} holds the limits of the system rule that are on.
+ *   <li>{@code GET /actuator/weir/{resource}}: one resource, {@code passQps}, {@code blockQps},
+ *       {@code successQps}, {@code exceptionQps}, {@code avgRt} (ms), {@code activeCalls},
+ *       {@code circuitState} ({@code closed}, {@code open}, {@code half_open}) and {@code rules}
+ *       ({@code flow}, {@code degrade}, {@code paramFlow}, {@code authority}); not found when the
+ *       engine neither tracks the resource nor has rules for it.
+ *   <li>{@code POST /actuator/weir/{resource}} with {@code {"flow": [...], "degrade": [...],
+ *       "paramFlow": [...], "authority": [...]}}: replaces the rules of the kinds given, and only
+ *       those, of that resource, at once; an empty list removes that kind. Rules are written with
+ *       the keys of {@code application.yml} in camelCase (or as in YAML) and the same values
+ *       ({@code 500ms}, {@code PT1H}, {@code warm-up}); a rule without {@code resource} is for the
+ *       resource of the request. They are checked as at start: on any problem nothing changes and
+ *       the answer lists every problem with its field ({@code flow[0].count}). Rules of other
+ *       resources, and the state of rules left equal (circuit breakers, warm-up), are kept. Each
+ *       replacement, and each refused one, is logged at INFO.
+ * </ul>
+ *
+ * <p>Rules are shown in the form they are posted in, so that what is read can be changed and
+ * posted back. The write operation takes each kind as the JSON text of its list, the string
+ * arguments actuator operations take (JMX clients pass it so); over HTTP on Spring MVC,
+ * {@link WeirEndpointRequestBodyAdvice} also accepts the lists themselves in the JSON body, and
+ * {@link WeirEndpointWebExtension} answers a refused replacement with {@code 400} and the problems.
+ * Other technologies get an {@link InvalidEndpointRequestException}.
+ */
+@Endpoint(id = "weir")
+public final class WeirEndpoint {
+
+  private static final Log logger = LogFactory.getLog(WeirEndpoint.class);
+
+  private final Weir weir;
+  private final Object replacing = new Object();
+
+  /**
+   * Creates the endpoint.
+   *
+   * @param weir the engine shown and changed
+   */
+  public WeirEndpoint(Weir weir) {
+    this.weir = weir;
+  }
+
+  /** Returns every resource of the engine, and the system rule. */
+  @ReadOperation
+  public WeirDescriptor weir() {
+    Map<String, RuleSet> rules = weir.rules().rulesByResource();
+    Set<String> names = new HashSet<>(weir.resources());
+    names.addAll(rules.keySet());
+    Map<String, ResourceDescriptor> resources = new TreeMap<>();
+    for (String name : names) {
+      resources.put(name, describe(name, rules.getOrDefault(name, RuleSet.empty())));
+    }
+    return new WeirDescriptor(resources, RulesJson.system(weir.rules().systemRule()));
+  }
+
+  /**
+   * Returns one resource, or null (404 over HTTP) when the engine neither tracks it nor has rules
+   * for it.
+   */
+  @ReadOperation
+  public @Nullable ResourceDescriptor resource(@Selector String resource) {
+    RuleSet rules = weir.rules().rules(resource);
+    if (weir.statistics(resource) == null && rules.isEmpty()) {
+      return null;
+    }
+    return describe(resource, rules);
+  }
+
+  /**
+   * Replaces the rules of the kinds given of one resource; see the type's description.
+   *
+   * @return the resource as it is afterwards
+   * @throws InvalidEndpointRequestException when the rules are refused; nothing changed then
+   */
+  @WriteOperation
+  public ResourceDescriptor replaceRules(SecurityContext securityContext, @Selector String resource,
+      @Nullable String flow, @Nullable String degrade, @Nullable String paramFlow,
+      @Nullable String authority) {
+    Replacement replacement = replace(securityContext, resource, flow, degrade, paramFlow, authority);
+    if (replacement.refused() != null) {
+      String reason = replacement.refused().detail();
+      throw new InvalidEndpointRequestException("Invalid rules for '" + resource + "': " + reason, reason);
+    }
+    return Objects.requireNonNull(replacement.done());
+  }
+
+  /** Replaces rules as {@link #replaceRules} does, and tells the outcome rather than throwing. */
+  Replacement replace(SecurityContext securityContext, String resource, @Nullable String flow,
+      @Nullable String degrade, @Nullable String paramFlow, @Nullable String authority) {
+    if (flow == null && degrade == null && paramFlow == null && authority == null) {
+      return refuse(securityContext, resource, List.of(new RuleViolation("body",
+          "must give at least one of flow, degrade, paramFlow, authority (a list of rules each; [] removes that"
+              + " kind)")));
+    }
+    PostedRules posted = PostedRules.bind(resource, flow, degrade, paramFlow, authority);
+    if (!posted.violations.isEmpty()) {
+      return refuse(securityContext, resource, posted.violations);
+    }
+    List<RuleViolation> violations = new ArrayList<>(RuleProperties.required(orEmpty(posted.flow),
+        orEmpty(posted.degrade), orEmpty(posted.paramFlow)));
+    RuleSet given = RuleProperties.toRuleSet(orEmpty(posted.flow), orEmpty(posted.degrade),
+        orEmpty(posted.paramFlow), orEmpty(posted.authority));
+    synchronized (replacing) {
+      RuleSet before = weir.rules().rules(resource);
+      RuleSet after = new RuleSet(
+          posted.flow != null ? given.flow() : before.flow(),
+          posted.degrade != null ? given.degrade() : before.degrade(),
+          posted.paramFlow != null ? given.paramFlow() : before.paramFlow(),
+          posted.authority != null ? given.authority() : before.authority());
+      if (!violations.isEmpty()) {
+        Set<String> reported = violations.stream().map(RuleViolation::field).collect(Collectors.toSet());
+        weir.rules().validate(after).stream().filter(violation -> !reported.contains(violation.field()))
+            .forEach(violations::add);
+        return refuse(securityContext, resource, violations);
+      }
+      // Read and write in one step of the engine, so that a change made by application code
+      // between this endpoint's read and its write cannot be overwritten.
+      RuleSet[] written = {after};
+      try {
+        before = weir.rules().update(resource, current -> written[0] = new RuleSet(
+            posted.flow != null ? given.flow() : current.flow(),
+            posted.degrade != null ? given.degrade() : current.degrade(),
+            posted.paramFlow != null ? given.paramFlow() : current.paramFlow(),
+            posted.authority != null ? given.authority() : current.authority()));
+      } catch (InvalidRulesException ex) {
+        return refuse(securityContext, resource, ex.violations());
+      }
+      logReplaced(securityContext, resource, before, written[0], posted);
+      return new Replacement(describe(resource, written[0]), null);
+    }
+  }
+
+  private ResourceDescriptor describe(String resource, RuleSet rules) {
+    RulesDescriptor rulesDescriptor = new RulesDescriptor(RulesJson.flow(rules.flow()),
+        RulesJson.degrade(rules.degrade()), RulesJson.paramFlow(rules.paramFlow()),
+        RulesJson.authority(rules.authority()));
+    ResourceStatistics statistics = weir.statistics(resource);
+    if (statistics == null) {
+      return new ResourceDescriptor(0, 0, 0, 0, 0, 0, RulesJson.circuitState(CircuitState.CLOSED), rulesDescriptor);
+    }
+    return new ResourceDescriptor(statistics.passQps(), statistics.blockQps(), statistics.successQps(),
+        statistics.exceptionQps(), statistics.avgRtMillis(), statistics.activeCalls(),
+        RulesJson.circuitState(statistics.circuitState()), rulesDescriptor);
+  }
+
+  private static <T> List<T> orEmpty(@Nullable List<T> list) {
+    return list != null ? list : List.of();
+  }
+
+  private static Replacement refuse(SecurityContext securityContext, String resource,
+      List<RuleViolation> violations) {
+    InvalidRulesDescriptor refused = InvalidRulesDescriptor.of(resource, violations);
+    if (logger.isInfoEnabled()) {
+      logger.info("Rules of '" + resource + "' not replaced through the weir endpoint" + by(securityContext)
+          + ": " + refused.detail());
+    }
+    return new Replacement(null, refused);
+  }
+
+  private static void logReplaced(SecurityContext securityContext, String resource, RuleSet before,
+      RuleSet after, PostedRules posted) {
+    if (!logger.isInfoEnabled()) {
+      return;
+    }
+    List<String> changes = new ArrayList<>();
+    if (posted.flow != null) {
+      changes.add(change("flow", RulesJson.flow(before.flow()), RulesJson.flow(after.flow())));
+    }
+    if (posted.degrade != null) {
+      changes.add(change("degrade", RulesJson.degrade(before.degrade()), RulesJson.degrade(after.degrade())));
+    }
+    if (posted.paramFlow != null) {
+      changes.add(change("param-flow", RulesJson.paramFlow(before.paramFlow()),
+          RulesJson.paramFlow(after.paramFlow())));
+    }
+    if (posted.authority != null) {
+      changes.add(change("authority", RulesJson.authority(before.authority()),
+          RulesJson.authority(after.authority())));
+    }
+    logger.info("Rules of '" + resource + "' replaced through the weir endpoint" + by(securityContext) + ": "
+        + String.join("; ", changes));
+  }
+
+  private static String change(String kind, List<Map<String, Object>> before, List<Map<String, Object>> after) {
+    before.forEach(rule -> rule.remove("resource"));
+    after.forEach(rule -> rule.remove("resource"));
+    return before.equals(after) ? kind + " unchanged " + after : kind + " " + before + " -> " + after;
+  }
+
+  private static String by(SecurityContext securityContext) {
+    Principal principal = securityContext.getPrincipal();
+    return principal != null ? " by '" + principal.getName() + "'" : "";
+  }
+
+  /** The outcome of a replacement: the resource afterwards, or why nothing changed. */
+  record Replacement(@Nullable ResourceDescriptor done, @Nullable InvalidRulesDescriptor refused) {
+  }
+
+  /**
+   * Every resource of the engine, and its system rule.
+   *
+   * @param resources each resource by name, in name order
+   * @param system the limits of the system rule that are on (YAML keys in camelCase); empty when off
+   */
+  public record WeirDescriptor(Map<String, ResourceDescriptor> resources, Map<String, Object> system)
+      implements OperationResponseBody {
+  }
+
+  /**
+   * One resource: statistics of the last second, and rules.
+   *
+   * @param passQps permits admitted in the last second
+   * @param blockQps permits refused in the last second
+   * @param successQps calls completed without error in the last second
+   * @param exceptionQps calls completed with an error in the last second
+   * @param avgRt mean response time of the calls completed in the last second, in milliseconds
+   * @param activeCalls admitted calls inside now
+   * @param circuitState {@code closed}, {@code open} (any breaker open) or {@code half_open}
+   * @param rules the rules in force
+   */
+  public record ResourceDescriptor(long passQps, long blockQps, long successQps, long exceptionQps, double avgRt,
+      long activeCalls, String circuitState, RulesDescriptor rules) implements OperationResponseBody {
+  }
+
+  /**
+   * The rules of one resource, with the keys of {@code application.yml} in camelCase and durations
+   * such as {@code 500ms}: what can be posted back.
+   *
+   * @param flow flow rules
+   * @param degrade circuit breakers
+   * @param paramFlow hot-parameter rules
+   * @param authority allow and deny lists
+   */
+  public record RulesDescriptor(List<Map<String, Object>> flow, List<Map<String, Object>> degrade,
+      List<Map<String, Object>> paramFlow, List<Map<String, Object>> authority) {
+  }
+
+  /**
+   * Why rules were refused; nothing changed.
+   *
+   * @param title {@code Invalid rules}
+   * @param status 400
+   * @param detail every problem on one line
+   * @param resource the resource whose rules were posted
+   * @param violations every problem, with its field ({@code flow[0].count}) and what is allowed
+   */
+  public record InvalidRulesDescriptor(String title, int status, String detail, String resource,
+      List<RuleViolation> violations) implements OperationResponseBody {
+
+    static InvalidRulesDescriptor of(String resource, List<RuleViolation> violations) {
+      return new InvalidRulesDescriptor("Invalid rules", 400,
+          violations.stream().map(RuleViolation::toString).collect(Collectors.joining("; ")), resource,
+          List.copyOf(violations));
+    }
+  }
+}

@@ -1,0 +1,69 @@
+package dev.weir.spring.autoconfigure.actuate;
+
+import dev.weir.Weir;
+import dev.weir.spring.actuate.WeirEndpoint;
+import dev.weir.spring.actuate.WeirEndpointRequestBodyAdvice;
+import dev.weir.spring.actuate.WeirEndpointWebExtension;
+import dev.weir.spring.autoconfigure.WeirAutoConfiguration;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
+import org.springframework.boot.actuate.endpoint.EndpointId;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.util.function.SingletonSupplier;
+import org.springframework.web.servlet.mvc.method.annotation.RequestBodyAdviceAdapter;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Auto-configuration of the {@code weir} actuator endpoint ({@link WeirEndpoint}, its HTTP answers,
+ * {@link WeirEndpointWebExtension}, and on Spring MVC the {@link WeirEndpointRequestBodyAdvice} that
+ * lets its write operation take JSON lists). Like every actuator endpoint it exists only when it is
+ * available: accessible ({@code management.endpoint.weir.access}) and exposed, for HTTP with
+ * {@code management.endpoints.web.exposure.include=weir}.
+ */
+@AutoConfiguration(after = WeirAutoConfiguration.class)
+@ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class, JsonMapper.class})
+@ConditionalOnBean(Weir.class)
+public final class WeirEndpointAutoConfiguration {
+
+  // The actuator's conditions on the methods: they are read only once the class conditions hold.
+  @Bean
+  @ConditionalOnMissingBean
+  @ConditionalOnAvailableEndpoint
+  WeirEndpoint weirEndpoint(Weir weir) {
+    return new WeirEndpoint(weir);
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  @ConditionalOnBean(WeirEndpoint.class)
+  @ConditionalOnAvailableEndpoint(endpoint = WeirEndpoint.class, exposure = EndpointExposure.WEB)
+  WeirEndpointWebExtension weirEndpointWebExtension(WeirEndpoint endpoint) {
+    return new WeirEndpointWebExtension(endpoint);
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+  @ConditionalOnClass(RequestBodyAdviceAdapter.class)
+  static final class WebMvc {
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnAvailableEndpoint(endpoint = WeirEndpoint.class, exposure = EndpointExposure.WEB)
+    WeirEndpointRequestBodyAdvice weirEndpointRequestBodyAdvice(ObjectProvider<PathMappedEndpoints> endpoints) {
+      return new WeirEndpointRequestBodyAdvice(SingletonSupplier.of(() -> {
+        PathMappedEndpoints mapped = endpoints.getIfAvailable();
+        String path = mapped != null ? mapped.getRootPath(EndpointId.of("weir")) : null;
+        return path != null ? path : "weir";
+      }));
+    }
+  }
+}

@@ -1,0 +1,116 @@
+package dev.weir.spring.metrics;
+
+import dev.weir.CircuitState;
+import dev.weir.ResourceStatistics;
+import dev.weir.Weir;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Binds the meters of every resource of a {@link Weir} engine to a {@link MeterRegistry}: those of
+ * the resources known when {@link #bindTo(MeterRegistry) bound}, and those of each resource the
+ * engine starts tracking later (when it is first called or gets rules).
+ *
+ * <p>Every meter carries the tag {@code resource} and the common tags given here (Weir's
+ * auto-configuration passes {@code weir.metrics.tags}); no meter carries a caller's identity.
+ *
+ * <table>
+ *   <caption>Meters</caption>
+ *   <tr><th>name</th><th>type</th><th>tags</th><th>reads</th></tr>
+ *   <tr><td>{@value #CALLS}</td><td>function counter</td><td>{@code result} = {@code succeeded},
+ *       {@code failed}, {@code blocked}</td><td>{@link ResourceStatistics#totalSucceeded()},
+ *       {@link ResourceStatistics#totalFailed()}, {@link ResourceStatistics#totalBlocked()}</td></tr>
+ *   <tr><td>{@value #BLOCKS}</td><td>function counter</td><td>{@code rule} = {@code flow},
+ *       {@code degrade}, {@code param-flow}, {@code authority}, {@code system}</td>
+ *       <td>{@link ResourceStatistics#totalBlocked(String)}</td></tr>
+ *   <tr><td>{@value #ACTIVE}</td><td>gauge</td><td></td>
+ *       <td>{@link ResourceStatistics#activeCalls()}</td></tr>
+ *   <tr><td>{@value #DURATION}</td><td>function timer</td><td></td><td>completed calls and
+ *       {@link ResourceStatistics#totalResponseTimeNanos()}</td></tr>
+ *   <tr><td>{@value #CIRCUIT_STATE}</td><td>gauge, 1 for the current state, else 0</td>
+ *       <td>{@code state} = {@code closed}, {@code open}, {@code half_open}</td>
+ *       <td>{@link ResourceStatistics#circuitState()}</td></tr>
+ * </table>
+ *
+ * <p>The meters read the engine's live counters when the registry asks; they hold the statistics
+ * weakly, as Micrometer's function meters do, and add nothing to a guarded call.
+ */
+public final class WeirMeterBinder implements MeterBinder {
+
+  /** Name of the counter of calls by result. */
+  public static final String CALLS = "weir.calls";
+
+  /** Name of the counter of refused calls by rule kind. */
+  public static final String BLOCKS = "weir.blocks";
+
+  /** Name of the gauge of calls inside a resource now. */
+  public static final String ACTIVE = "weir.calls.active";
+
+  /** Name of the timer of completed calls. */
+  public static final String DURATION = "weir.call.duration";
+
+  /** Name of the gauge of the circuit state. */
+  public static final String CIRCUIT_STATE = "weir.circuit.state";
+
+  private static final List<String> RULE_KINDS = List.of("flow", "degrade", "param-flow", "authority", "system");
+
+  private final Weir weir;
+  private final Tags tags;
+
+  /**
+   * Creates the binder.
+   *
+   * @param weir the engine whose resources are measured
+   * @param tags tags added to every meter, besides {@code resource}
+   */
+  public WeirMeterBinder(Weir weir, Iterable<Tag> tags) {
+    this.weir = weir;
+    this.tags = Tags.of(tags);
+  }
+
+  @Override
+  public void bindTo(MeterRegistry registry) {
+    weir.addResourceListener(statistics -> register(registry, statistics));
+  }
+
+  private void register(MeterRegistry registry, ResourceStatistics statistics) {
+    Tags resourceTags = tags.and("resource", statistics.resource());
+    calls(registry, statistics, resourceTags, "succeeded", ResourceStatistics::totalSucceeded);
+    calls(registry, statistics, resourceTags, "failed", ResourceStatistics::totalFailed);
+    calls(registry, statistics, resourceTags, "blocked", ResourceStatistics::totalBlocked);
+    for (String kind : RULE_KINDS) {
+      FunctionCounter.builder(BLOCKS, statistics, stats -> stats.totalBlocked(kind))
+          .description("Calls of a Weir resource refused, by the kind of rule that refused them")
+          .tags(resourceTags).tag("rule", kind).register(registry);
+    }
+    Gauge.builder(ACTIVE, statistics, ResourceStatistics::activeCalls)
+        .description("Admitted calls inside a Weir resource now")
+        .tags(resourceTags).register(registry);
+    FunctionTimer.builder(DURATION, statistics, stats -> stats.totalSucceeded() + stats.totalFailed(),
+            ResourceStatistics::totalResponseTimeNanos, TimeUnit.NANOSECONDS)
+        .description("Response time of the completed calls of a Weir resource")
+        .tags(resourceTags).register(registry);
+    for (CircuitState state : CircuitState.values()) {
+      Gauge.builder(CIRCUIT_STATE, statistics, stats -> stats.circuitState() == state ? 1 : 0)
+          .description("State of the circuit breakers of a Weir resource: 1 for the current state, else 0")
+          .tags(resourceTags).tag("state", state.name().toLowerCase(Locale.ROOT)).register(registry);
+    }
+  }
+
+  private static void calls(MeterRegistry registry, ResourceStatistics statistics, Tags resourceTags, String result,
+      ToDoubleFunction<ResourceStatistics> count) {
+    FunctionCounter.builder(CALLS, statistics, count)
+        .description("Calls of a Weir resource by result: succeeded, failed (completed with a recorded error)"
+            + " or blocked (refused by a rule)")
+        .tags(resourceTags).tag("result", result).register(registry);
+  }
+}
