@@ -8,10 +8,8 @@ import dev.weir.rule.AuthorityStrategy;
 import dev.weir.rule.DegradeStrategy;
 import dev.weir.rule.SystemRule;
 import dev.weir.spring.test.ManualTicker;
+import dev.weir.spring.test.LocalHttp;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -30,8 +28,6 @@ import org.springframework.test.annotation.DirtiesContext;
 @DirtiesContext
 class RuleKindsTests {
 
-  private static final HttpClient CLIENT = HttpClient.newHttpClient();
-
   @LocalServerPort
   int port;
 
@@ -42,11 +38,7 @@ class RuleKindsTests {
   ManualTicker ticker;
 
   HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path));
-    if (headers.length > 0) {
-      request.headers(headers);
-    }
-    return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    return LocalHttp.get(port, path, headers);
   }
 
   @Test

@@ -6,10 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.weir.BlockException;
 import dev.weir.Entry;
 import dev.weir.Weir;
+import dev.weir.spring.test.LocalHttp;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -24,7 +22,6 @@ import tools.jackson.databind.json.JsonMapper;
     properties = "spring.config.name=http-test")
 class HttpBlockResponseTests {
 
-  private static final HttpClient CLIENT = HttpClient.newHttpClient();
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
   @LocalServerPort
@@ -37,11 +34,7 @@ class HttpBlockResponseTests {
   HttpTestApplication.Guarded guarded;
 
   HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path));
-    if (headers.length > 0) {
-      request.headers(headers);
-    }
-    return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    return LocalHttp.get(port, path, headers);
   }
 
   @SuppressWarnings("unchecked")
