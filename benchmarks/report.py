@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Turns JMH JSON results (-prof gc -rf json) of CoreEntryBenchmark into a Markdown table.
+"""Turns JMH JSON results (-prof gc -rf json) of CoreEntryBenchmark and AnnotationBenchmark into a
+Markdown table.
 
 Usage: report.py --out latest.md [--label QUICK] [--java java] [--params "..."]
                  [--expected list.txt --threads "1 2"] result.json...
@@ -8,7 +9,8 @@ With --expected (the output of `java -jar weir-benchmarks.jar -l`), every listed
 result at one of --threads gets a FAILED row, and the exit status is 3 (after the table is written).
 
 Benchmarks are named <case>_<engine>; each row is compared with weir's row of the same case and
-thread count ("x Weir" = score / Weir's score, so 2.00x means twice as slow as Weir).
+thread count ("x Weir" = score / Weir's score, so 2.00x means twice as slow as Weir). A "Targets"
+section then checks issue 7's (and issue 3's) ratios: Weir's score / the other's, against a limit.
 """
 import argparse
 import datetime
@@ -19,7 +21,7 @@ import platform
 import subprocess
 import sys
 
-ENGINES = ["weir", "sentinel", "resilience4j", "bucket4j", "guava"]
+ENGINES = ["plain", "noopAspect", "weir", "sentinel", "resilience4j", "bucket4j", "guava"]
 CASES = {
     "qps": "rate rule, never refuses (entry + close)",
     "rejected": "every call refused (count 0 / exhausted limiter)",
@@ -27,6 +29,8 @@ CASES = {
     "warmUp": "warm-up rule at a rate never reached",
     "queue": "pacing rule (queue / rate limiter) at a rate never reached",
     "noRule": "resource without rules",
+    "annotation": "an annotated `String hello(String)` of a Spring bean, called through its CGLIB proxy "
+                  "(one Spring Boot application per engine; rules never refuse)",
 }
 CALLS = {
     "weir": "`weir.entry(res)` + `close()`",
@@ -35,6 +39,24 @@ CALLS = {
     "bucket4j": "`Bucket.tryConsume(1)` (local lock-free bucket)",
     "guava": "`RateLimiter.tryAcquire()`",
 }
+ANNOTATION_CALLS = {
+    "plain": "the same method on a bean without any proxy (baseline of the call itself)",
+    "noopAspect": "an AspectJ `@Around` advice that only calls `proceed()`, via Boot's auto-proxy creator",
+    "weir": "`@RateLimited`, applied by `weir-spring-boot-autoconfigure`'s advisor; rule from "
+            "`weir.flow[0].*` properties",
+    "sentinel": "`@SentinelResource` with Sentinel's `SentinelResourceAspect` bean "
+                "(`sentinel-annotation-aspectj`); rule via `FlowRuleManager.loadRules`",
+    "resilience4j": "`@RateLimiter` with `resilience4j-spring6`'s `RateLimiterAspect` "
+                    "(its `RateLimiterConfiguration`, `FallbackConfiguration`, `SpelResolverConfiguration`)",
+}
+# (case, other engine, limit of Weir's score / the other's score, where the target comes from)
+TARGETS = [
+    ("qps", "sentinel", 0.2, "issue 7: core entry+exit <= 0.2x Sentinel's"),
+    ("rejected", "sentinel", 0.1, "issue 7: a rejection <= 0.1x Sentinel's"),
+    ("annotation", "noopAspect", 1.25, "issue 3: `@RateLimited` <= 1.25x a no-op `@Around` aspect"),
+    ("annotation", "sentinel", 0.3, "issue 7: `@RateLimited` <= 0.3x `@SentinelResource`"),
+    ("annotation", "resilience4j", 0.3, "issue 7: `@RateLimited` <= 0.3x Resilience4j's `@RateLimiter`"),
+]
 
 
 def cpu_model():
@@ -60,9 +82,9 @@ def git_revision():
     try:
         rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                              check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "core"], capture_output=True,
-                               text=True, check=True).stdout.strip()
-        return rev + (" (core/ has uncommitted changes)" if dirty else "")
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "core", "autoconfigure"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+        return rev + (" (core/ or autoconfigure/ has uncommitted changes)" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
@@ -156,7 +178,7 @@ def main():
         sys.exit("no results in " + " ".join(args.results))
 
     out = []
-    title = "# Weir core engine vs peers: entry cost"
+    title = "# Weir vs peers: entry cost and annotation cost"
     if args.label:
         title += " (%s)" % args.label
     out.append(title)
@@ -208,16 +230,44 @@ def main():
                 "; ".join(notes)))
         out.append("")
 
+    targets = []
+    for threads in sorted({k[0] for k in rows}):
+        for case, other, limit, source in TARGETS:
+            weir, peer = rows.get((threads, case, "weir")), rows.get((threads, case, other))
+            if not weir or not peer or peer["score"] <= 0:
+                continue
+            ratio = weir["score"] / peer["score"]
+            verdict = "met" if ratio <= limit else "**missed** (%.2fx the limit)" % (ratio / limit)
+            targets.append("| %s | %d | %s | %s | %.2f | <= %.2f | %s |" % (
+                source, threads, fmt_num(weir["score"]), fmt_num(peer["score"]), ratio, limit, verdict))
+    if targets:
+        out.append("## Targets")
+        out.append("")
+        out.append("Weir's score / the other's, same case and thread count, against the issue's limit%s." % (
+            " (a %s run: this says nothing yet)" % args.label if args.label else ""))
+        out.append("")
+        out.append("| Target | Threads | Weir (ns/op) | Other (ns/op) | Weir / other | Limit | Verdict |")
+        out.append("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
+        out.extend(targets)
+        out.append("")
+
     out.append("## Cases and calls")
     out.append("")
     for case, text in CASES.items():
         out.append("- `%s`: %s" % (case, text))
     out.append("")
+    out.append("Core cases (`CoreEntryBenchmark`):")
+    out.append("")
     for engine, text in CALLS.items():
         out.append("- %s: %s" % (engine, text))
     out.append("")
-    out.append("Source: `benchmarks/src/main/java/dev/weir/benchmarks/CoreEntryBenchmark.java`; "
-               "produced by `benchmarks/run.sh`.")
+    out.append("`annotation` (`AnnotationBenchmark`):")
+    out.append("")
+    for engine, text in ANNOTATION_CALLS.items():
+        out.append("- %s: %s" % (engine, text))
+    out.append("")
+    out.append("Source: `benchmarks/src/main/java/dev/weir/benchmarks/CoreEntryBenchmark.java` and "
+               "`AnnotationBenchmark.java`; produced by `benchmarks/run.sh`.")
     out.append("")
 
     with open(args.out, "w") as f:

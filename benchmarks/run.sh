@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds weir-benchmarks, runs the limit-accuracy harness on driven time (no JMH, about 20 s; writes
 # benchmarks/results/accuracy.md), then CoreEntryBenchmark (Weir beside Sentinel, Resilience4j,
-# Bucket4j and Guava) at each thread count with -prof gc, and writes benchmarks/results/latest.md.
+# Bucket4j and Guava) and AnnotationBenchmark (@RateLimited beside a plain call, a no-op aspect,
+# @SentinelResource and Resilience4j's @RateLimiter, each in a Spring Boot application) at each
+# thread count with -prof gc, and writes benchmarks/results/latest.md.
 #
 #   benchmarks/run.sh                 # real run: -f 2 -wi 3 -w 2s -i 5 -r 2s, threads 1 and 2
 #   QUICK=1 benchmarks/run.sh         # pipeline check: -f 1 -wi 1 -w 1s -i 2 -r 1s
@@ -10,9 +12,9 @@
 # Accuracy overrides: SKIP_ACCURACY=1, ACCURACY_SECONDS (trace length, default 30),
 # ACCURACY_OUT (default benchmarks/results/accuracy.md).
 # Overrides (environment): FORKS, WARMUP_ITERATIONS, WARMUP_TIME, ITERATIONS, TIME, THREADS ("1 2"),
-# BENCHMARKS (JMH regexp, default CoreEntryBenchmark), JMH_ARGS (extra JMH arguments),
+# BENCHMARKS (JMH regexp, default 'CoreEntryBenchmark|AnnotationBenchmark'), JMH_ARGS (extra JMH arguments),
 # JAVA (default java), WEIR_TARGET (build folder, default target-bench), SKIP_BUILD=1 (reuse the jar),
-# OUT (default benchmarks/results/latest.md).
+# OUT (default benchmarks/results/latest.md), RESULTS (folder of the JMH JSON, default benchmarks/results).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -31,11 +33,12 @@ w=${WARMUP_TIME:-$d_w}
 i=${ITERATIONS:-$d_i}
 r=${TIME:-$d_r}
 threads=${THREADS:-1 2}
-benchmarks=${BENCHMARKS:-CoreEntryBenchmark}
+benchmarks=${BENCHMARKS:-CoreEntryBenchmark|AnnotationBenchmark}
 java=${JAVA:-java}
 target=${WEIR_TARGET:-target-bench}
 out=${OUT:-$root/benchmarks/results/latest.md}
 results=$root/benchmarks/results
+json_dir=${RESULTS:-$results}
 jar=$root/benchmarks/$target/weir-benchmarks.jar
 
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
@@ -43,7 +46,7 @@ if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
 fi
 [[ -f "$jar" ]] || { echo "no benchmark jar at $jar" >&2; exit 1; }
 
-mkdir -p "$results"
+mkdir -p "$results" "$json_dir"
 
 # Limit accuracy: deterministic traces on driven time, every engine; seconds, not minutes.
 if [[ "${SKIP_ACCURACY:-0}" != 1 ]]; then
@@ -60,7 +63,7 @@ trap 'rm -f "$expected"' EXIT
 params="-f $forks -wi $wi -w $w -i $i -r $r -prof gc"
 jsons=()
 for t in $threads; do
-  json=$results/jmh-t$t.json
+  json=$json_dir/jmh-t$t.json
   rm -f "$json"
   # shellcheck disable=SC2086 # params and JMH_ARGS are word lists
   "$java" -jar "$jar" "$benchmarks" $params -t "$t" -rf json -rff "$json" ${JMH_ARGS:-}

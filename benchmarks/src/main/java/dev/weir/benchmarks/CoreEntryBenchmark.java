@@ -75,6 +75,20 @@ public class CoreEntryBenchmark {
 
   static final String RES = "res";
 
+  /**
+   * Sentinel writes its logs (and a metric log every second) under ~/logs/csp, and EagleEye's under
+   * ~/logs/eagleeye, by default: keeps them in the temporary folder. Call before Sentinel's first use.
+   */
+  static void keepSentinelLogsInTemp() {
+    Path logs = Path.of(System.getProperty("java.io.tmpdir"), "weir-bench-sentinel-logs");
+    if (System.getProperty("csp.sentinel.log.dir") == null) {
+      System.setProperty("csp.sentinel.log.dir", logs.toString());
+    }
+    if (System.getProperty("EAGLEEYE.LOG.PATH") == null) {
+      System.setProperty("EAGLEEYE.LOG.PATH", logs.resolve("eagleeye").toString() + java.io.File.separator);
+    }
+  }
+
   // ---------------------------------------------------------------------------------------------
   // States: one per engine.
 
@@ -124,15 +138,7 @@ public class CoreEntryBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-      // Sentinel writes its logs (and a metric log every second) under ~/logs/csp, and EagleEye's
-      // under ~/logs/eagleeye, by default: keep them in the temporary folder.
-      Path logs = Path.of(System.getProperty("java.io.tmpdir"), "weir-bench-sentinel-logs");
-      if (System.getProperty("csp.sentinel.log.dir") == null) {
-        System.setProperty("csp.sentinel.log.dir", logs.toString());
-      }
-      if (System.getProperty("EAGLEEYE.LOG.PATH") == null) {
-        System.setProperty("EAGLEEYE.LOG.PATH", logs.resolve("eagleeye").toString() + java.io.File.separator);
-      }
+      keepSentinelLogsInTemp();
       FlowRuleManager.loadRules(List.of(
           rule(QPS, NEVER_REFUSING_RATE),
           rule(REJECTING, 0),
