@@ -42,12 +42,18 @@ import org.jspecify.annotations.Nullable;
 final class WindowLimiter extends FlowLimiter {
 
   static final int BUCKETS = 10;
+  private static final int STRIDE = 8;
   private static final long SEALED = 1L << 31;
   private static final long COUNT_MASK = SEALED - 1;
 
   private final long bucketNanos;
   private final long limit;
-  private final AtomicLongArray slots = new AtomicLongArray(BUCKETS);
+  /**
+   * The slots, one per 64-byte cache line ({@link #STRIDE} longs apart, with a line of padding
+   * before the first): the slot being counted is written on every admission, and must not share a
+   * line with the fields every admission reads, nor with the other slots.
+   */
+  private final AtomicLongArray slots = new AtomicLongArray((BUCKETS + 2) * STRIDE);
   /** The bucket number of the last reading and where its period starts: saves a long division per call. */
   private volatile Span lastSpan = new Span(Long.MIN_VALUE, 0);
 
@@ -70,7 +76,7 @@ final class WindowLimiter extends FlowLimiter {
     // Sealed, empty, and a whole window in the past: no reading near "now" can mistake it for live.
     long stale = ((Math.floorDiv(now, bucketNanos) - BUCKETS) << 32) | SEALED;
     for (int i = 0; i < BUCKETS; i++) {
-      slots.set(i, stale);
+      slots.set(at(i), stale);
     }
   }
 
@@ -83,15 +89,12 @@ final class WindowLimiter extends FlowLimiter {
       if (behind < 0 || behind >= BUCKETS) {
         break; // time moved past the cached bucket (or went back): the full path installs the next
       }
-      long current = slots.get(cached.slot);
-      if (bucket(current) != (int) cached.target || (current & SEALED) != 0) {
-        break;
+      long current = slots.get(at(cached.slot));
+      if (bucket(current) != (int) cached.target || (current & SEALED) != 0
+          || cached.sealedSum + (current & COUNT_MASK) + permits > limit) {
+        break; // sealed, replaced, or full: the full path decides, with retry-after from fresh counts
       }
-      long count = current & COUNT_MASK;
-      if (cached.sealedSum + count + permits > limit) {
-        break; // refuse on the full path, which computes retry-after from fresh counts
-      }
-      if (slots.compareAndSet(cached.slot, current, current + permits)) {
+      if (slots.compareAndSet(at(cached.slot), current, current + permits)) {
         return ((long) cached.slot << 32) | (cached.target & 0xFFFF_FFFFL);
       }
     }
@@ -99,13 +102,13 @@ final class WindowLimiter extends FlowLimiter {
       // The newest bucket no more than a window ahead of our reading (further ahead = clock went back).
       long target = nowIndex;
       for (int i = 0; i < BUCKETS; i++) {
-        int ahead = bucket(slots.get(i)) - (int) nowIndex;
+        int ahead = bucket(slots.get(at(i))) - (int) nowIndex;
         if (ahead > 0 && ahead < BUCKETS && nowIndex + ahead > target) {
           target = nowIndex + ahead;
         }
       }
       int slot = (int) Math.floorMod(target, (long) BUCKETS);
-      long current = slots.get(slot);
+      long current = slots.get(at(slot));
       if (bucket(current) == (int) target) {
         if ((current & SEALED) != 0) {
           // Someone is installing a newer bucket, or this is garbage from a clock that went back:
@@ -122,7 +125,7 @@ final class WindowLimiter extends FlowLimiter {
         if (others + count + permits > limit) {
           return refused(retryAfter(target, others + count, permits, now));
         }
-        if (slots.compareAndSet(slot, current, current + permits)) {
+        if (slots.compareAndSet(at(slot), current, current + permits)) {
           return ((long) slot << 32) | (target & 0xFFFF_FFFFL);
         }
       } else {
@@ -145,16 +148,16 @@ final class WindowLimiter extends FlowLimiter {
   /** Seals every unsealed slot, then installs an empty unsealed bucket {@code index}; may lose races. */
   private void install(long index) {
     for (int i = 0; i < BUCKETS; i++) {
-      long value = slots.get(i);
+      long value = slots.get(at(i));
       if ((value & SEALED) == 0 && bucket(value) != (int) index
-          && !slots.compareAndSet(i, value, value | SEALED)) {
+          && !slots.compareAndSet(at(i), value, value | SEALED)) {
         return; // the slot changed under us: let the caller re-read everything
       }
     }
     int slot = (int) Math.floorMod(index, (long) BUCKETS);
-    long value = slots.get(slot);
+    long value = slots.get(at(slot));
     if (bucket(value) != (int) index) {
-      slots.compareAndSet(slot, value, (index << 32) & 0xFFFF_FFFF_0000_0000L);
+      slots.compareAndSet(at(slot), value, (index << 32) & 0xFFFF_FFFF_0000_0000L);
     }
   }
 
@@ -163,7 +166,7 @@ final class WindowLimiter extends FlowLimiter {
     long sum = 0;
     for (int i = 0; i < BUCKETS; i++) {
       if (i != targetSlot) {
-        long value = slots.get(i);
+        long value = slots.get(at(i));
         int age = target - bucket(value);
         if (age > 0 && age < BUCKETS) {
           sum += value & COUNT_MASK;
@@ -180,7 +183,7 @@ final class WindowLimiter extends FlowLimiter {
     }
     long freed = 0;
     for (long index = target - BUCKETS + 1; index <= target; index++) {
-      long value = slots.get((int) Math.floorMod(index, (long) BUCKETS));
+      long value = slots.get(at((int) Math.floorMod(index, (long) BUCKETS)));
       if (bucket(value) == (int) index) {
         freed += value & COUNT_MASK;
       }
@@ -196,14 +199,18 @@ final class WindowLimiter extends FlowLimiter {
     int slot = (int) (token >>> 32);
     int index = (int) token;
     while (true) {
-      long value = slots.get(slot);
+      long value = slots.get(at(slot));
       // Lowering a count, sealed or not, only makes later checks more permissive by what was
       // never used; it can never let a window exceed the limit.
       if (bucket(value) != index || (value & COUNT_MASK) < permits
-          || slots.compareAndSet(slot, value, value - permits)) {
+          || slots.compareAndSet(at(slot), value, value - permits)) {
         return;
       }
     }
+  }
+
+  private static int at(int slot) {
+    return (slot + 1) * STRIDE;
   }
 
   private static int bucket(long value) {
