@@ -40,8 +40,4 @@ final class ConcurrencyLimiter extends FlowLimiter {
   void release(int permits) {
     cell.decrementAndGet(AT);
   }
-
-  long inside() {
-    return cell.get(AT);
-  }
 }

@@ -231,8 +231,4 @@ final class Engine {
     sampler.configure(false);
   }
 
-  // Kept for the flow-only conveniences of RuleRegistry.
-  List<FlowRule> flowRules(String resource) {
-    return rules(resource).flow();
-  }
 }

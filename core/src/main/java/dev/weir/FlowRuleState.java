@@ -63,7 +63,7 @@ final class FlowRuleState {
       return limiter;
     }
     if (map.size() >= engine.maxOrigins) {
-      engine.overflow.origin(rule.resource(), origin);
+      engine.overflow.originLimiter(rule.resource(), origin);
       FlowLimiter spill = overflow;
       if (spill == null) {
         synchronized (this) {

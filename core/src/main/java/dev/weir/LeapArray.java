@@ -69,10 +69,6 @@ final class LeapArray<B extends LeapArray.Bucket> {
     this.newBucket = newBucket;
   }
 
-  long intervalNanos() {
-    return bucketNanos * sampleCount;
-  }
-
   /** Returns the bucket that counts events at {@code now}. */
   B current(long now) {
     B cached = last;

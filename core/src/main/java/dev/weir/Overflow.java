@@ -45,8 +45,18 @@ final class Overflow {
     }
   }
 
+  /** A call whose origin gets no statistics node of its own: counted, and warned about once. */
   void origin(String resource, String origin) {
     untrackedOrigins.increment();
+    warnOrigins(resource, origin);
+  }
+
+  /** An origin sharing the overflow limiter of a {@code limit-app: other} rule: warned about once. */
+  void originLimiter(String resource, String origin) {
+    warnOrigins(resource, origin);
+  }
+
+  private void warnOrigins(String resource, String origin) {
     if (originWarned.compareAndSet(false, true)) {
       LOG.log(Level.WARNING, "Weir tracks at most {0} origins per resource; origin ''{1}'' of ''{2}'' and further"
           + " ones share one overflow limiter and get no statistics of their own", maxOrigins, origin, resource);

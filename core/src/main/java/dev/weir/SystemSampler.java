@@ -38,10 +38,6 @@ final class SystemSampler {
     }
   }
 
-  synchronized boolean running() {
-    return executor != null;
-  }
-
   void sample() {
     try {
       load = status.loadAverage();

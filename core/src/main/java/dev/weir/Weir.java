@@ -210,6 +210,23 @@ public final class Weir implements AutoCloseable {
     return engine.overflow.uncheckedCalls.sum();
   }
 
+  /**
+   * Returns calls made in a context beyond {@code max-contexts}, which got no per-context
+   * statistics (their rules still applied).
+   */
+  public long untrackedContextCalls() {
+    return engine.overflow.untrackedContexts.sum();
+  }
+
+  /**
+   * Returns calls from an origin beyond {@code max-origins-per-resource} of their resource, which got
+   * no per-origin statistics (beyond the same bound, {@code limit-app: other} rules count further
+   * origins in one shared limiter).
+   */
+  public long untrackedOriginCalls() {
+    return engine.overflow.untrackedOrigins.sum();
+  }
+
   /** Returns the engine's time source. */
   public Ticker ticker() {
     return engine.clock.ticker();

@@ -45,6 +45,7 @@ class BoundsAndTimeTest {
     int admitted = weir.callInContext("second", null, () -> Calls.admitted(weir, "r", 3));
     assertThat(admitted).isEqualTo(1);
     assertThat(((ResourceNode) weir.statistics("r")).contextNodes()).containsOnlyKeys("first");
+    assertThat(weir.untrackedContextCalls()).as("the three calls in context 'second'").isEqualTo(3);
   }
 
   @ParameterizedTest

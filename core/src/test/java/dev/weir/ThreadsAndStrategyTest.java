@@ -106,6 +106,9 @@ class ThreadsAndStrategyTest {
     }
     // two tracked origins get one permit each; the eight others share one limiter
     assertThat(admitted).isEqualTo(3);
+    // each of the 8 untracked origins' calls counted once, though both the statistics node and
+    // the rule's limiter ran past their bound for it
+    assertThat(weir.untrackedOriginCalls()).isEqualTo(8);
   }
 
   @Test

@@ -56,7 +56,7 @@ public final class FlowRuleValidator {
 
   private static void validateThreads(FlowRule rule, List<RuleViolation> out) {
     if (rule.controlBehavior() != ControlBehavior.REJECT) {
-      out.add(new RuleViolation("control-behavior", "must be reject for grade threads, was " + name(rule.controlBehavior())));
+      out.add(new RuleViolation("control-behavior", "must be reject for grade threads, was " + Checks.name(rule.controlBehavior())));
     }
     if (rule.exact()) {
       out.add(new RuleViolation("exact", "applies to grade qps only"));
@@ -79,7 +79,7 @@ public final class FlowRuleValidator {
     ControlBehavior behavior = rule.controlBehavior();
     if (rule.exact()) {
       if (behavior != ControlBehavior.REJECT) {
-        out.add(new RuleViolation("exact", "needs control-behavior reject, was " + name(behavior)));
+        out.add(new RuleViolation("exact", "needs control-behavior reject, was " + Checks.name(behavior)));
       }
       if (rule.strategy() == FlowStrategy.RELATED) {
         out.add(new RuleViolation("exact", "does not apply to strategy related"));
@@ -105,14 +105,14 @@ public final class FlowRuleValidator {
     if (queue || warmUp) {
       if (intervalValid && rule.count() / (interval.toNanos() / 1e9) > MAX_PACED_PER_SECOND) {
         out.add(new RuleViolation("count", "paces at most 1000000000 calls per second with control-behavior "
-            + name(behavior)));
+            + Checks.name(behavior)));
       }
     }
     if (queue && rule.maxQueueingTime().isNegative()) {
       out.add(new RuleViolation("max-queueing-time", "must be >= 0, was " + rule.maxQueueingTime()));
     }
     if (rule.clusterMode() && behavior != ControlBehavior.REJECT) {
-      out.add(new RuleViolation("cluster-mode", "supports control-behavior reject only, was " + name(behavior)));
+      out.add(new RuleViolation("cluster-mode", "supports control-behavior reject only, was " + Checks.name(behavior)));
     }
   }
 
@@ -133,7 +133,7 @@ public final class FlowRuleValidator {
         }
         if (rule.controlBehavior() != ControlBehavior.REJECT) {
           out.add(new RuleViolation("control-behavior", "must be reject for strategy related, was "
-              + name(rule.controlBehavior())));
+              + Checks.name(rule.controlBehavior())));
         }
         if (rule.clusterMode()) {
           out.add(new RuleViolation("cluster-mode", "applies to strategy direct or chain only"));
@@ -145,9 +145,5 @@ public final class FlowRuleValidator {
         }
       }
     }
-  }
-
-  private static String name(Enum<?> value) {
-    return Checks.name(value);
   }
 }

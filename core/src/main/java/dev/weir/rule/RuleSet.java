@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.function.Function;
 
 /**
  * Rules of every per-resource kind, as written in configuration: flow, circuit breakers,
@@ -95,16 +94,6 @@ public record RuleSet(List<FlowRule> flow, List<DegradeRule> degrade, List<Param
   }
 
   private static <R extends Rule> List<R> only(List<R> rules, String resource) {
-    return filter(rules, rule -> rule.resource().equals(resource));
-  }
-
-  private static <R> List<R> filter(List<R> rules, Function<R, Boolean> keep) {
-    List<R> out = new ArrayList<>();
-    for (R rule : rules) {
-      if (keep.apply(rule)) {
-        out.add(rule);
-      }
-    }
-    return out;
+    return rules.stream().filter(rule -> rule.resource().equals(resource)).toList();
   }
 }

@@ -4,25 +4,25 @@ package dev.weir.benchmarks.accuracy;
  * One limiter configuration under test: Weir in one of its modes, or a peer. {@link #start} builds a
  * fresh limiter of {@code limit} calls per {@code intervalNanos} on a clock the harness drives.
  */
-interface Engine {
+record Engine(String key, String label, String setup, int ownWindowBuckets, Starter starter) {
 
-  /** A stable short name (table rows are in the order of {@link Engines#all()}). */
-  String key();
-
-  /** The row label. */
-  String label();
-
-  /** How it is configured and called, for the report. */
-  String setup();
-
-  /**
-   * The buckets of the window the engine itself counts in (aligned windows of that many buckets
-   * of {@code interval / buckets}), or 0 when it has no window (pacing, token buckets).
+  /*
+   * key: a stable short name (table rows are in the order of Engines#all()); label: the row label;
+   * setup: how it is configured and called, for the report; ownWindowBuckets: the buckets of the
+   * window the engine itself counts in (aligned windows of that many buckets of interval / buckets),
+   * or 0 when it has no window (pacing, token buckets).
    */
-  int ownWindowBuckets();
+
+  /** Builds a fresh limiter of {@code limit} calls per {@code intervalNanos}. */
+  @FunctionalInterface
+  interface Starter {
+    Run start(int limit, long intervalNanos);
+  }
 
   /** Starts a fresh limiter whose clock reads trace time 0 (or a whole number of intervals before it). */
-  Run start(int limit, long intervalNanos);
+  Run start(int limit, long intervalNanos) {
+    return starter.start(limit, intervalNanos);
+  }
 
   /** A limiter being driven through one trace. Thread-safe where the trace has several threads. */
   interface Run extends AutoCloseable {
@@ -49,7 +49,7 @@ interface Engine {
    * The driving of an engine's clock did not hold for this step (Resilience4j: a step took longer
    * than the margin that keeps the reading inside the right cycle); the harness runs the trace again.
    */
-  final class ClockSlipped extends RuntimeException {
+  static final class ClockSlipped extends RuntimeException {
     ClockSlipped(String message) {
       super(message);
     }

@@ -78,62 +78,41 @@ final class Engines {
   }
 
   static Engine weir(String key, String label, int ownBuckets, String setup, Function<String, FlowRule> shape) {
-    return new Engine() {
-      @Override
-      public String key() {
-        return key;
-      }
+    return new Engine(key, label,
+        setup,
+        ownBuckets, (limit, intervalNanos) -> {
+      String res = resource(key);
+      FlowRule rule = shape.apply(res).toBuilder().count(limit).interval(Duration.ofNanos(intervalNanos)).build();
+      AtomicLong ticker = new AtomicLong(NANOS_BASE);
+      ThreadLocal<long[]> waited = ThreadLocal.withInitial(() -> new long[1]);
+      Weir weir = Weir.builder()
+          .ticker(ticker::get)
+          .sleeper(nanos -> waited.get()[0] += nanos)
+          .flowRules(List.of(rule))
+          .build();
+      return new Engine.Run() {
+        @Override
+        public void at(long traceNanos) {
+          ticker.set(NANOS_BASE + traceNanos);
+        }
 
-      @Override
-      public String label() {
-        return label;
-      }
-
-      @Override
-      public String setup() {
-        return setup;
-      }
-
-      @Override
-      public int ownWindowBuckets() {
-        return ownBuckets;
-      }
-
-      @Override
-      public Run start(int limit, long intervalNanos) {
-        String res = resource(key);
-        FlowRule rule = shape.apply(res).toBuilder().count(limit).interval(Duration.ofNanos(intervalNanos)).build();
-        AtomicLong ticker = new AtomicLong(NANOS_BASE);
-        ThreadLocal<long[]> waited = ThreadLocal.withInitial(() -> new long[1]);
-        Weir weir = Weir.builder()
-            .ticker(ticker::get)
-            .sleeper(nanos -> waited.get()[0] += nanos)
-            .flowRules(List.of(rule))
-            .build();
-        return new Run() {
-          @Override
-          public void at(long traceNanos) {
-            ticker.set(NANOS_BASE + traceNanos);
+        @Override
+        public long attempt() {
+          long[] wait = waited.get();
+          wait[0] = 0;
+          try (Entry entry = weir.entry(res)) {
+            return wait[0];
+          } catch (BlockException refused) {
+            return -1;
           }
+        }
 
-          @Override
-          public long attempt() {
-            long[] wait = waited.get();
-            wait[0] = 0;
-            try (Entry entry = weir.entry(res)) {
-              return wait[0];
-            } catch (BlockException refused) {
-              return -1;
-            }
-          }
-
-          @Override
-          public void close() {
-            weir.close();
-          }
-        };
-      }
-    };
+        @Override
+        public void close() {
+          weir.close();
+        }
+      };
+    });
   }
 
   // -----------------------------------------------------------------------------------------------
@@ -145,66 +124,45 @@ final class Engines {
    * smoke test) a value a Mockito static stub returns, the way Sentinel's own tests do it.
    */
   static Engine sentinel(LongConsumer setMillis) {
-    return new Engine() {
-      @Override
-      public String key() {
-        return "sentinel";
+    return new Engine("sentinel", "Sentinel reject (default)",
+        "QPS `FlowRule`, default controller: 2 buckets of 500 ms (`SphU.entry` + `exit`)",
+        2, (limit, intervalNanos) -> {
+      if (intervalNanos != 1_000_000_000L) {
+        throw new IllegalArgumentException("Sentinel QPS rules count per second");
       }
-
-      @Override
-      public String label() {
-        return "Sentinel reject (default)";
-      }
-
-      @Override
-      public String setup() {
-        return "QPS `FlowRule`, default controller: 2 buckets of 500 ms (`SphU.entry` + `exit`)";
-      }
-
-      @Override
-      public int ownWindowBuckets() {
-        return 2;
-      }
-
-      @Override
-      public Run start(int limit, long intervalNanos) {
-        if (intervalNanos != 1_000_000_000L) {
-          throw new IllegalArgumentException("Sentinel QPS rules count per second");
+      SentinelSetup.configure();
+      String res = resource("sentinel");
+      long base = SENTINEL_NEXT_BASE.getAndAdd(SENTINEL_RUN_SPACING_MILLIS);
+      setMillis.accept(base);
+      com.alibaba.csp.sentinel.slots.block.flow.FlowRule rule =
+          new com.alibaba.csp.sentinel.slots.block.flow.FlowRule(res);
+      rule.setGrade(RuleConstant.FLOW_GRADE_QPS);
+      rule.setCount(limit);
+      FlowRuleManager.loadRules(List.of(rule));
+      return new Engine.Run() {
+        @Override
+        public void at(long traceNanos) {
+          setMillis.accept(base + Math.floorDiv(traceNanos, 1_000_000L));
         }
-        SentinelSetup.configure();
-        String res = resource("sentinel");
-        long base = SENTINEL_NEXT_BASE.getAndAdd(SENTINEL_RUN_SPACING_MILLIS);
-        setMillis.accept(base);
-        com.alibaba.csp.sentinel.slots.block.flow.FlowRule rule =
-            new com.alibaba.csp.sentinel.slots.block.flow.FlowRule(res);
-        rule.setGrade(RuleConstant.FLOW_GRADE_QPS);
-        rule.setCount(limit);
-        FlowRuleManager.loadRules(List.of(rule));
-        return new Run() {
-          @Override
-          public void at(long traceNanos) {
-            setMillis.accept(base + Math.floorDiv(traceNanos, 1_000_000L));
-          }
 
-          @Override
-          public long attempt() {
-            com.alibaba.csp.sentinel.Entry entry;
-            try {
-              entry = SphU.entry(res);
-            } catch (com.alibaba.csp.sentinel.slots.block.BlockException refused) {
-              return -1;
-            }
-            entry.exit();
-            return 0;
+        @Override
+        public long attempt() {
+          com.alibaba.csp.sentinel.Entry entry;
+          try {
+            entry = SphU.entry(res);
+          } catch (com.alibaba.csp.sentinel.slots.block.BlockException refused) {
+            return -1;
           }
+          entry.exit();
+          return 0;
+        }
 
-          @Override
-          public void close() {
-            FlowRuleManager.loadRules(List.of());
-          }
-        };
-      }
-    };
+        @Override
+        public void close() {
+          FlowRuleManager.loadRules(List.of());
+        }
+      };
+    });
   }
 
   /** Sentinel's process-wide settings, made before its classes first load. */
@@ -249,66 +207,45 @@ final class Engines {
    * repeated. On the traces here, the decisions equal those of a clock reading the trace time.
    */
   static Engine resilience4j() {
-    return new Engine() {
-      @Override
-      public String key() {
-        return "resilience4j";
+    return new Engine("resilience4j", "Resilience4j `AtomicRateLimiter`",
+        "`limitForPeriod N`, `limitRefreshPeriod 1s`, `timeoutDuration 0`, `acquirePermission()`: "
+            + "fixed cycles from its creation",
+        1, (limit, intervalNanos) -> {
+      RateLimiter limiter = RateLimiter.of(resource("resilience4j"), RateLimiterConfig.custom()
+          .limitForPeriod(limit)
+          .limitRefreshPeriod(Duration.ofNanos(intervalNanos))
+          .timeoutDuration(Duration.ZERO)
+          .build());
+      if (!(limiter instanceof AtomicRateLimiter)) {
+        throw new IllegalStateException("expected AtomicRateLimiter, got " + limiter.getClass());
       }
+      return new Engine.Run() {
+        private long written;
+        private long room;
 
-      @Override
-      public String label() {
-        return "Resilience4j `AtomicRateLimiter`";
-      }
-
-      @Override
-      public String setup() {
-        return "`limitForPeriod N`, `limitRefreshPeriod 1s`, `timeoutDuration 0`, `acquirePermission()`: "
-            + "fixed cycles from its creation";
-      }
-
-      @Override
-      public int ownWindowBuckets() {
-        return 1;
-      }
-
-      @Override
-      public Run start(int limit, long intervalNanos) {
-        RateLimiter limiter = RateLimiter.of(resource("resilience4j"), RateLimiterConfig.custom()
-            .limitForPeriod(limit)
-            .limitRefreshPeriod(Duration.ofNanos(intervalNanos))
-            .timeoutDuration(Duration.ZERO)
-            .build());
-        if (!(limiter instanceof AtomicRateLimiter)) {
-          throw new IllegalStateException("expected AtomicRateLimiter, got " + limiter.getClass());
+        @Override
+        public void at(long traceNanos) {
+          long cycleStart = traceNanos - Math.floorMod(traceNanos, intervalNanos);
+          long reading = Math.max(cycleStart, traceNanos - MARGIN_NANOS);
+          room = cycleStart + intervalNanos - reading;
+          written = System.nanoTime();
+          setStart(limiter, written - reading);
         }
-        return new Run() {
-          private long written;
-          private long room;
 
-          @Override
-          public void at(long traceNanos) {
-            long cycleStart = traceNanos - Math.floorMod(traceNanos, intervalNanos);
-            long reading = Math.max(cycleStart, traceNanos - MARGIN_NANOS);
-            room = cycleStart + intervalNanos - reading;
-            written = System.nanoTime();
-            setStart(limiter, written - reading);
-          }
+        @Override
+        public long attempt() {
+          return limiter.acquirePermission() ? 0 : -1;
+        }
 
-          @Override
-          public long attempt() {
-            return limiter.acquirePermission() ? 0 : -1;
+        @Override
+        public void afterStep() {
+          long elapsed = System.nanoTime() - written;
+          if (elapsed >= room) {
+            throw new Engine.ClockSlipped("a Resilience4j step took " + elapsed / 1_000_000 + " ms");
           }
-
-          @Override
-          public void afterStep() {
-            long elapsed = System.nanoTime() - written;
-            if (elapsed >= room) {
-              throw new Engine.ClockSlipped("a Resilience4j step took " + elapsed / 1_000_000 + " ms");
-            }
-          }
-        };
-      }
-    };
+        }
+      };
+    });
   }
 
   /** How far before the trace time Resilience4j's reading may be set (within the same cycle). */
@@ -338,53 +275,32 @@ final class Engines {
 
   /** Guava's smooth-bursty limiter (N per second, up to 1 s of permits stored), on a driven stopwatch. */
   static Engine guava(String key, String label, long timeoutNanos) {
-    return new Engine() {
-      @Override
-      public String key() {
-        return key;
-      }
-
-      @Override
-      public String label() {
-        return label;
-      }
-
-      @Override
-      public String setup() {
-        return timeoutNanos == 0
+    return new Engine(key, label,
+        timeoutNanos == 0
             ? "`RateLimiter.create(N)`, `tryAcquire()`: smooth bursty, up to 1 s of unused permits stored"
-            : "`RateLimiter.create(N)`, `tryAcquire(1, 500ms)`: admitted after its wait";
-      }
+            : "`RateLimiter.create(N)`, `tryAcquire(1, 500ms)`: admitted after its wait",
+        0, (limit, intervalNanos) -> {
+      AtomicLong micros = new AtomicLong();
+      ThreadLocal<long[]> waited = ThreadLocal.withInitial(() -> new long[1]);
+      com.google.common.util.concurrent.RateLimiter limiter = DrivenRateLimiters.create(
+          limit * 1e9 / intervalNanos, micros::get, waitMicros -> waited.get()[0] += waitMicros);
+      return new Engine.Run() {
+        @Override
+        public void at(long traceNanos) {
+          micros.set(Math.floorDiv(traceNanos, 1_000L));
+        }
 
-      @Override
-      public int ownWindowBuckets() {
-        return 0;
-      }
-
-      @Override
-      public Run start(int limit, long intervalNanos) {
-        AtomicLong micros = new AtomicLong();
-        ThreadLocal<long[]> waited = ThreadLocal.withInitial(() -> new long[1]);
-        com.google.common.util.concurrent.RateLimiter limiter = DrivenRateLimiters.create(
-            limit * 1e9 / intervalNanos, micros::get, waitMicros -> waited.get()[0] += waitMicros);
-        return new Run() {
-          @Override
-          public void at(long traceNanos) {
-            micros.set(Math.floorDiv(traceNanos, 1_000L));
-          }
-
-          @Override
-          public long attempt() {
-            long[] wait = waited.get();
-            wait[0] = 0;
-            boolean admitted = timeoutNanos == 0
-                ? limiter.tryAcquire()
-                : limiter.tryAcquire(1, timeoutNanos, TimeUnit.NANOSECONDS);
-            return admitted ? wait[0] * 1_000L : -1;
-          }
-        };
-      }
-    };
+        @Override
+        public long attempt() {
+          long[] wait = waited.get();
+          wait[0] = 0;
+          boolean admitted = timeoutNanos == 0
+              ? limiter.tryAcquire()
+              : limiter.tryAcquire(1, timeoutNanos, TimeUnit.NANOSECONDS);
+          return admitted ? wait[0] * 1_000L : -1;
+        }
+      };
+    });
   }
 
   // -----------------------------------------------------------------------------------------------
@@ -392,56 +308,35 @@ final class Engines {
 
   /** Bucket4j's local bucket: capacity N, greedy refill of N per interval, on a custom time meter. */
   static Engine bucket4j() {
-    return new Engine() {
-      @Override
-      public String key() {
-        return "bucket4j";
-      }
+    return new Engine("bucket4j", "Bucket4j token bucket",
+        "capacity N, `refillGreedy(N, 1s)`, `tryConsume(1)`; starts full",
+        0, (limit, intervalNanos) -> {
+      AtomicLong nanos = new AtomicLong(NANOS_BASE);
+      Bucket bucket = Bucket.builder()
+          .addLimit(Bandwidth.builder().capacity(limit).refillGreedy(limit, Duration.ofNanos(intervalNanos)).build())
+          .withCustomTimePrecision(new TimeMeter() {
+            @Override
+            public long currentTimeNanos() {
+              return nanos.get();
+            }
 
-      @Override
-      public String label() {
-        return "Bucket4j token bucket";
-      }
+            @Override
+            public boolean isWallClockBased() {
+              return false;
+            }
+          })
+          .build();
+      return new Engine.Run() {
+        @Override
+        public void at(long traceNanos) {
+          nanos.set(NANOS_BASE + traceNanos);
+        }
 
-      @Override
-      public String setup() {
-        return "capacity N, `refillGreedy(N, 1s)`, `tryConsume(1)`; starts full";
-      }
-
-      @Override
-      public int ownWindowBuckets() {
-        return 0;
-      }
-
-      @Override
-      public Run start(int limit, long intervalNanos) {
-        AtomicLong nanos = new AtomicLong(NANOS_BASE);
-        Bucket bucket = Bucket.builder()
-            .addLimit(Bandwidth.builder().capacity(limit).refillGreedy(limit, Duration.ofNanos(intervalNanos)).build())
-            .withCustomTimePrecision(new TimeMeter() {
-              @Override
-              public long currentTimeNanos() {
-                return nanos.get();
-              }
-
-              @Override
-              public boolean isWallClockBased() {
-                return false;
-              }
-            })
-            .build();
-        return new Run() {
-          @Override
-          public void at(long traceNanos) {
-            nanos.set(NANOS_BASE + traceNanos);
-          }
-
-          @Override
-          public long attempt() {
-            return bucket.tryConsume(1) ? 0 : -1;
-          }
-        };
-      }
-    };
+        @Override
+        public long attempt() {
+          return bucket.tryConsume(1) ? 0 : -1;
+        }
+      };
+    });
   }
 }
