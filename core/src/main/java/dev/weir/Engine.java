@@ -1,5 +1,7 @@
 package dev.weir;
 
+import dev.weir.cluster.ClusterClient;
+import dev.weir.cluster.ClusterOptions;
 import dev.weir.rule.AuthorityRule;
 import dev.weir.rule.DegradeRule;
 import dev.weir.rule.FlowRule;
@@ -14,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The internals of one {@link Weir} engine: clock, bounds, nodes, rules in force, slots, listeners
@@ -38,6 +41,7 @@ final class Engine {
   final NodeRegistry nodes;
   final StatisticNode inbound;
   private final SystemSampler sampler;
+  final @Nullable ClusterGuard cluster;
   private final List<CircuitBreakerListener> listeners = new CopyOnWriteArrayList<>();
   private final List<java.util.function.Consumer<ResourceStatistics>> resourceListeners = new CopyOnWriteArrayList<>();
   private ProcessorSlot[] slots = new ProcessorSlot[0];
@@ -46,7 +50,7 @@ final class Engine {
   private final Object lock = new Object();
 
   Engine(Ticker ticker, Sleeper sleeper, int sampleCount, int maxResources, int maxContexts, int maxOrigins,
-      SystemStatus systemStatus) {
+      SystemStatus systemStatus, @Nullable ClusterClient clusterClient, ClusterOptions clusterOptions) {
     this.clock = new EngineClock(ticker, sleeper);
     this.sampleCount = sampleCount;
     this.maxResources = maxResources;
@@ -57,6 +61,7 @@ final class Engine {
     this.inbound = new StatisticNode(sampleCount);
     this.nodes = new NodeRegistry(this);
     this.sampler = new SystemSampler(systemStatus);
+    this.cluster = clusterClient == null ? null : new ClusterGuard(clusterClient, clusterOptions, clock);
   }
 
   void setSlots(List<ProcessorSlot> ordered) {

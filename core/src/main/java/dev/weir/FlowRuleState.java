@@ -1,5 +1,6 @@
 package dev.weir;
 
+import dev.weir.cluster.ClusterLimit;
 import dev.weir.rule.ControlBehavior;
 import dev.weir.rule.FlowGrade;
 import dev.weir.rule.FlowRule;
@@ -28,7 +29,7 @@ final class FlowRuleState {
     this.rule = rule;
     this.engine = engine;
     boolean perOriginState = FlowRule.LIMIT_APP_OTHER.equals(rule.limitApp()) && rule.strategy() != FlowStrategy.RELATED;
-    this.shared = perOriginState ? null : newLimiter();
+    this.shared = perOriginState ? null : newLimiter(sharedScope(rule));
     this.perOrigin = perOriginState ? new ConcurrentHashMap<>() : null;
   }
 
@@ -69,16 +70,34 @@ final class FlowRuleState {
         synchronized (this) {
           spill = overflow;
           if (spill == null) {
-            overflow = spill = newLimiter();
+            overflow = spill = newLimiter("other=*");
           }
         }
       }
       return spill;
     }
-    return map.computeIfAbsent(origin, o -> newLimiter());
+    return map.computeIfAbsent(origin, o -> newLimiter("other=" + o));
   }
 
-  private FlowLimiter newLimiter() {
+  /** The calls a shared limiter counts, as named in a {@link ClusterLimit}. */
+  private static String sharedScope(FlowRule rule) {
+    String limitApp = rule.limitApp();
+    return FlowRule.LIMIT_APP_DEFAULT.equals(limitApp) ? "all"
+        : FlowRule.LIMIT_APP_OTHER.equals(limitApp) ? "other" : "origin=" + limitApp;
+  }
+
+  private FlowLimiter newLimiter(String scope) {
+    FlowLimiter local = newLocalLimiter();
+    ClusterGuard cluster = engine.cluster;
+    if (!rule.clusterMode() || cluster == null) {
+      return local;
+    }
+    String chain = rule.strategy() == FlowStrategy.CHAIN ? "chain=" + rule.refResource() + "," : "";
+    ClusterLimit limit = new ClusterLimit(rule.resource(), chain + scope, rule.count(), rule.interval());
+    return new ClusterFlowLimiter(cluster, cluster.client.counter(limit), local);
+  }
+
+  private FlowLimiter newLocalLimiter() {
     long now = engine.clock.read();
     long interval = rule.interval().toNanos();
     if (rule.strategy() == FlowStrategy.RELATED) {

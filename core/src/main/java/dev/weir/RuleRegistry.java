@@ -9,6 +9,8 @@ import dev.weir.rule.RuleViolation;
 import dev.weir.rule.SystemRule;
 import dev.weir.rule.SystemRuleValidator;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -172,12 +174,29 @@ public final class RuleRegistry {
     return violations;
   }
 
-  private static List<RuleViolation> clusterViolations(List<FlowRule> rules) {
+  /**
+   * Cluster-mode rules need a cluster client, and two of them must not count the same calls of a
+   * resource over the same interval: they would share one counter in the store and each add to it.
+   */
+  private List<RuleViolation> clusterViolations(List<FlowRule> rules) {
     List<RuleViolation> violations = new ArrayList<>();
+    Map<List<Object>, Integer> counters = new HashMap<>();
     for (int i = 0; i < rules.size(); i++) {
-      if (rules.get(i).clusterMode()) {
+      FlowRule rule = rules.get(i);
+      if (!rule.clusterMode()) {
+        continue;
+      }
+      if (engine.cluster == null) {
         violations.add(new RuleViolation("[" + i + "].cluster-mode",
-            "needs a cluster limiter, and this engine has none (weir.cluster.enabled)"));
+            "needs a cluster client, and this engine has none (weir.cluster.enabled)"));
+        continue;
+      }
+      List<Object> counter = Arrays.asList(rule.resource(), rule.limitApp(), rule.strategy(), rule.refResource(),
+          rule.interval());
+      Integer first = counters.putIfAbsent(counter, i);
+      if (first != null) {
+        violations.add(new RuleViolation("[" + i + "].cluster-mode", "counts the same calls over the same interval as ["
+            + first + "], and both would add to one shared counter; merge them into one rule"));
       }
     }
     return violations;

@@ -1,5 +1,7 @@
 package dev.weir;
 
+import dev.weir.cluster.ClusterClient;
+import dev.weir.cluster.ClusterOptions;
 import dev.weir.rule.FlowRule;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.SystemRule;
@@ -44,12 +46,15 @@ public final class Weir implements AutoCloseable {
 
   private final Engine engine;
   private final RuleRegistry rules;
+  private final @Nullable ClusterStatus cluster;
   private final ThreadLocal<CallStack> stacks = ThreadLocal.withInitial(() -> new CallStack(this));
 
   private Weir(Builder builder) {
     List<ProcessorSlot> slots = new ArrayList<>();
     this.engine = new Engine(builder.ticker, builder.sleeper, builder.sampleCount, builder.maxResources,
-        builder.maxContexts, builder.maxOriginsPerResource, builder.systemStatus);
+        builder.maxContexts, builder.maxOriginsPerResource, builder.systemStatus, builder.clusterClient,
+        builder.clusterOptions);
+    this.cluster = engine.cluster == null ? null : new ClusterStatus(engine.cluster, builder.clusterOptions);
     slots.add(new NodeSelectionSlot());
     slots.add(new StatisticSlot(engine.inbound));
     slots.add(new AuthoritySlot());
@@ -246,6 +251,14 @@ public final class Weir implements AutoCloseable {
     engine.addListener(Objects.requireNonNull(listener, "listener"));
   }
 
+  /**
+   * Returns the counters and breaker state of cluster mode, or null when the engine was built without
+   * a {@link Builder#cluster cluster client}.
+   */
+  public @Nullable ClusterStatus cluster() {
+    return cluster;
+  }
+
   /** Stops the engine's background work (system load sampling). Entries still open may be closed afterwards. */
   @Override
   public void close() {
@@ -281,6 +294,8 @@ public final class Weir implements AutoCloseable {
     private SystemRule systemRule = SystemRule.NONE;
     private SystemStatus systemStatus = SystemStatus.jvm();
     private final List<CircuitBreakerListener> listeners = new ArrayList<>();
+    private @Nullable ClusterClient clusterClient;
+    private ClusterOptions clusterOptions = ClusterOptions.DEFAULTS;
 
     private Builder() {
     }
@@ -370,6 +385,16 @@ public final class Weir implements AutoCloseable {
     /** Adds a listener of circuit-breaker state changes. */
     public Builder circuitBreakerListener(CircuitBreakerListener listener) {
       listeners.add(Objects.requireNonNull(listener, "listener"));
+      return this;
+    }
+
+    /**
+     * Lets flow rules with {@code cluster-mode} count in the store behind {@code client}, under
+     * {@code options}; without a client such rules are refused as invalid.
+     */
+    public Builder cluster(ClusterClient client, ClusterOptions options) {
+      this.clusterClient = Objects.requireNonNull(client, "client");
+      this.clusterOptions = Objects.requireNonNull(options, "options");
       return this;
     }
 

@@ -1,5 +1,6 @@
 package dev.weir.rule;
 
+import dev.weir.cluster.ClusterLimit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -113,6 +114,11 @@ public final class FlowRuleValidator {
     }
     if (rule.clusterMode() && behavior != ControlBehavior.REJECT) {
       out.add(new RuleViolation("cluster-mode", "supports control-behavior reject only, was " + Checks.name(behavior)));
+    }
+    if (rule.clusterMode() && intervalValid && interval.toMillis() % ClusterLimit.BUCKETS != 0) {
+      out.add(new RuleViolation("interval", "must be a multiple of " + ClusterLimit.BUCKETS
+          + "ms with cluster-mode (the shared window has " + ClusterLimit.BUCKETS + " buckets of whole ms), was "
+          + interval));
     }
   }
 

@@ -1,10 +1,17 @@
 package dev.weir.spring.actuate;
 
 import dev.weir.CircuitState;
+import dev.weir.ClusterStatus;
 import dev.weir.ResourceStatistics;
 import dev.weir.Weir;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
@@ -13,9 +20,13 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * Weir doing its job, not the application failing, so Weir never turns the application's health
  * {@code DOWN} by itself. Its details name the resources whose circuit is not closed,
  * {@code "circuits": {"payment": "open", "search": "half_open"}}, and the state of the cluster
- * connection, {@code "cluster": "disabled"} in this version.
+ * connection: {@code "cluster": "disabled"} without cluster mode, else the store, whether it
+ * answered a {@code PING} within the cluster timeout (at least 250 ms) and how long it took, the
+ * breaker state, the fallback, the decisions by outcome, those in flight and the last failure.
  */
 public final class WeirHealthIndicator implements HealthIndicator {
+
+  private static final Duration MIN_PING = Duration.ofMillis(250);
 
   private final Weir weir;
 
@@ -39,6 +50,40 @@ public final class WeirHealthIndicator implements HealthIndicator {
         }
       }
     });
-    return Health.up().withDetail("circuits", circuits).withDetail("cluster", "disabled").build();
+    ClusterStatus cluster = weir.cluster();
+    return Health.up().withDetail("circuits", circuits)
+        .withDetail("cluster", cluster == null ? "disabled" : cluster(cluster)).build();
+  }
+
+  private static Map<String, Object> cluster(ClusterStatus cluster) {
+    Map<String, Object> details = new LinkedHashMap<>();
+    details.put("store", cluster.description());
+    long deadline = Math.max(cluster.options().timeout().toNanos(), MIN_PING.toNanos());
+    long start = System.nanoTime();
+    try {
+      cluster.ping().get(deadline, TimeUnit.NANOSECONDS);
+      details.put("reachable", true);
+      details.put("pingMillis", Math.round((System.nanoTime() - start) / 1e4) / 100.0);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      details.put("reachable", false);
+    } catch (TimeoutException e) {
+      details.put("reachable", false);
+      details.put("error", "no answer to PING within " + TimeUnit.NANOSECONDS.toMillis(deadline) + "ms");
+    } catch (ExecutionException | RuntimeException e) {
+      Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+      details.put("reachable", false);
+      details.put("error", cause.getClass().getSimpleName() + ": " + cause.getMessage());
+    }
+    details.put("breaker", RulesJson.circuitState(cluster.breakerState()));
+    details.put("fallback", cluster.options().fallback().name().toLowerCase(Locale.ROOT));
+    details.put("decisions", Map.of("admitted", cluster.admitted(), "blocked", cluster.blocked(),
+        "fallback", cluster.fallbacks()));
+    details.put("inFlight", cluster.inFlight());
+    String lastFailure = cluster.lastFailure();
+    if (lastFailure != null) {
+      details.put("lastFailure", lastFailure);
+    }
+    return details;
   }
 }

@@ -2,17 +2,17 @@ package dev.weir.spring.autoconfigure;
 
 import dev.weir.rule.RuleViolation;
 import dev.weir.rule.SystemRuleValidator;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks of {@link WeirProperties} that the engine does not make itself: settings of the engine,
- * required values, the system rule, and cluster mode, which this version does not support. Every
- * problem is named by its full property path.
+ * required values, the system rule and the cluster settings. Every problem is named by its full
+ * property path.
  */
 final class PropertiesCheck {
-
-  private static final String NOT_SUPPORTED = " not supported by this version of Weir; remove ";
 
   private PropertiesCheck() {
   }
@@ -32,8 +32,8 @@ final class PropertiesCheck {
   }
 
   /**
-   * Returns the problems the engine does not check: required values, the system rule, and cluster
-   * mode, which this version does not support.
+   * Returns the problems the engine does not check: required values, the system rule and the
+   * cluster settings.
    */
   static List<RuleViolation> others(WeirProperties properties) {
     List<RuleViolation> out = new ArrayList<>();
@@ -43,11 +43,34 @@ final class PropertiesCheck {
     for (RuleViolation violation : SystemRuleValidator.validate(properties.getSystem().toRule())) {
       out.add(violation.under("weir.system."));
     }
-    if (properties.getCluster().isEnabled()) {
-      out.add(new RuleViolation("weir.cluster.enabled", "cluster mode is" + NOT_SUPPORTED
-          + "weir.cluster.enabled or set it to false"));
-    }
+    cluster(properties.getCluster(), out);
     return out;
+  }
+
+  private static void cluster(WeirProperties.Cluster cluster, List<RuleViolation> out) {
+    String prefix = cluster.getKeyPrefix();
+    if (prefix == null || prefix.isBlank() || prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+      out.add(new RuleViolation("weir.cluster.key-prefix", "must be non-blank and without braces (Weir adds the "
+          + "hash tag), was '" + prefix + "'"));
+    }
+    positive("weir.cluster.timeout", cluster.getTimeout(), out);
+    positive("weir.cluster.open-duration", cluster.getOpenDuration(), out);
+    if (cluster.getFallback() == null) {
+      out.add(new RuleViolation("weir.cluster.fallback", "must be local, allow or deny"));
+    }
+    if (cluster.getFailureThreshold() < 1) {
+      out.add(new RuleViolation("weir.cluster.failure-threshold", "must be at least 1, was "
+          + cluster.getFailureThreshold()));
+    }
+    if (cluster.getMaxInFlight() < 1) {
+      out.add(new RuleViolation("weir.cluster.max-in-flight", "must be at least 1, was " + cluster.getMaxInFlight()));
+    }
+  }
+
+  private static void positive(String path, @Nullable Duration value, List<RuleViolation> out) {
+    if (value == null || value.isNegative() || value.isZero()) {
+      out.add(new RuleViolation(path, "must be a positive duration, was " + value));
+    }
   }
 
   /** Returns {@code violations} of a rule set ({@code flow[0].count}) named by their property path. */

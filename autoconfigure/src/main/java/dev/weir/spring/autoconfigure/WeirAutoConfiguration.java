@@ -3,6 +3,7 @@ package dev.weir.spring.autoconfigure;
 import dev.weir.Sleeper;
 import dev.weir.Ticker;
 import dev.weir.Weir;
+import dev.weir.cluster.ClusterClient;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.RuleViolation;
 import dev.weir.rule.SystemRule;
@@ -40,14 +41,24 @@ public final class WeirAutoConfiguration {
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   Weir weir(WeirProperties properties, ObjectProvider<Ticker> ticker, ObjectProvider<Sleeper> sleeper,
-      ObjectProvider<WeirBuilderCustomizer> customizers) {
+      ObjectProvider<WeirBuilderCustomizer> customizers, ObjectProvider<ClusterClient> clusterClient) {
     List<RuleViolation> violations = new ArrayList<>(PropertiesCheck.settings(properties));
     boolean settingsValid = violations.isEmpty();
-    violations.addAll(PropertiesCheck.others(properties));
+    List<RuleViolation> others = PropertiesCheck.others(properties);
+    violations.addAll(others);
     Weir.Builder builder = Weir.builder();
     if (settingsValid) {
       builder.maxResources(properties.getMaxResources())
           .sampleCount(properties.getStatistics().getSampleCount());
+    }
+    if (properties.getCluster().isEnabled()) {
+      ClusterClient client = clusterClient.getIfAvailable();
+      if (client == null) {
+        violations.add(new RuleViolation("weir.cluster.enabled", "cluster mode counts in Redis and needs "
+            + "spring-boot-starter-data-redis (Lettuce) on the classpath, or a ClusterClient bean"));
+      } else if (others.stream().noneMatch(violation -> violation.field().startsWith("weir.cluster."))) {
+        builder.cluster(client, properties.getCluster().toOptions());
+      }
     }
     ticker.ifAvailable(builder::ticker);
     sleeper.ifAvailable(builder::sleeper);

@@ -1,5 +1,7 @@
 package dev.weir.spring.autoconfigure;
 
+import dev.weir.cluster.ClusterFallback;
+import dev.weir.cluster.ClusterOptions;
 import dev.weir.rule.AuthorityRule;
 import dev.weir.rule.AuthorityStrategy;
 import dev.weir.rule.ControlBehavior;
@@ -25,9 +27,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * ({@code warm-up}, {@code WARM_UP}). Every value is checked at startup: an invalid one stops the
  * start with the property's path, such as {@code weir.flow[0].count}, and what is allowed.
  *
- * <p>This version enforces flow rules. Degrade, param-flow, authority and system rules and the
- * cluster settings have their places here, but setting any of them stops the start, since they
- * would otherwise be silently ignored.
+ * <p>Flow rules with {@code cluster-mode: true} need {@code weir.cluster.enabled: true} and
+ * {@code spring-boot-starter-data-redis}; without them the start stops rather than counting such a
+ * rule on one instance only.
  */
 @ConfigurationProperties("weir")
 public class WeirProperties {
@@ -671,11 +673,23 @@ public class WeirProperties {
     }
   }
 
-  /** Limits shared by every instance ({@code weir.cluster}); not supported by this version. */
+  /**
+   * Limits shared by every instance ({@code weir.cluster}): flow rules with {@code cluster-mode: true}
+   * count in Redis, on the application's {@code spring.data.redis.*} connection (Lettuce).
+   */
   public static class Cluster {
 
     /** Whether cluster-mode rules share their count through Redis. */
     private boolean enabled;
+
+    /** Consecutive Redis failures (errors or missed deadlines) that stop asking Redis for open-duration. */
+    private int failureThreshold = ClusterOptions.DEFAULTS.failureThreshold();
+
+    /** How long Redis is left alone after failure-threshold failures; then one call probes it. */
+    private Duration openDuration = ClusterOptions.DEFAULTS.openDuration();
+
+    /** Decisions that may wait for Redis at once; further calls use the fallback at once. */
+    private int maxInFlight = ClusterOptions.DEFAULTS.maxInFlight();
 
     /** Prefix of the Redis keys. */
     private String keyPrefix = "weir";
@@ -717,16 +731,35 @@ public class WeirProperties {
     public void setFallback(ClusterFallback fallback) {
       this.fallback = fallback;
     }
-  }
 
-  /** What a cluster-mode rule does when its shared count cannot be reached. */
-  public enum ClusterFallback {
-    /** Apply the rule to this instance alone. */
-    LOCAL,
-    /** Admit the call. */
-    ALLOW,
-    /** Refuse the call. */
-    DENY
+    public int getFailureThreshold() {
+      return failureThreshold;
+    }
+
+    public void setFailureThreshold(int failureThreshold) {
+      this.failureThreshold = failureThreshold;
+    }
+
+    public Duration getOpenDuration() {
+      return openDuration;
+    }
+
+    public void setOpenDuration(Duration openDuration) {
+      this.openDuration = openDuration;
+    }
+
+    public int getMaxInFlight() {
+      return maxInFlight;
+    }
+
+    public void setMaxInFlight(int maxInFlight) {
+      this.maxInFlight = maxInFlight;
+    }
+
+    /** Returns the engine's options; call after {@code PropertiesCheck} found them valid. */
+    ClusterOptions toOptions() {
+      return new ClusterOptions(timeout, fallback, failureThreshold, openDuration, maxInFlight);
+    }
   }
 
   /** Meter settings ({@code weir.metrics}). */

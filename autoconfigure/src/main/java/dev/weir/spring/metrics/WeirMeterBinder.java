@@ -1,8 +1,10 @@
 package dev.weir.spring.metrics;
 
 import dev.weir.CircuitState;
+import dev.weir.ClusterStatus;
 import dev.weir.ResourceStatistics;
 import dev.weir.Weir;
+import dev.weir.cluster.FallbackReason;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
@@ -41,6 +43,28 @@ import java.util.function.ToDoubleFunction;
  *       <td>{@link ResourceStatistics#circuitState()}</td></tr>
  * </table>
  *
+ * <p>When the engine runs cluster mode ({@link Weir#cluster()}), these engine-wide meters (no
+ * {@code resource} tag) describe its store:
+ *
+ * <table>
+ *   <caption>Cluster meters</caption>
+ *   <tr><th>name</th><th>type</th><th>tags</th><th>reads</th></tr>
+ *   <tr><td>{@value #CLUSTER_DECISIONS}</td><td>function counter</td><td>{@code outcome} =
+ *       {@code admitted}, {@code blocked} (by the store), {@code fallback}</td>
+ *       <td>{@link ClusterStatus#admitted()}, {@link ClusterStatus#blocked()},
+ *       {@link ClusterStatus#fallbacks()}</td></tr>
+ *   <tr><td>{@value #CLUSTER_FALLBACKS}</td><td>function counter</td><td>{@code reason} =
+ *       {@code timeout}, {@code error}, {@code breaker_open}, {@code saturated}</td>
+ *       <td>{@link ClusterStatus#fallbacks(FallbackReason)}</td></tr>
+ *   <tr><td>{@value #CLUSTER_LATENCY}</td><td>function timer</td><td></td><td>store answers that
+ *       arrived in time</td></tr>
+ *   <tr><td>{@value #CLUSTER_IN_FLIGHT}</td><td>gauge</td><td></td>
+ *       <td>{@link ClusterStatus#inFlight()}</td></tr>
+ *   <tr><td>{@value #CLUSTER_BREAKER_STATE}</td><td>gauge, 1 for the current state, else 0</td>
+ *       <td>{@code state} = {@code closed}, {@code open}, {@code half_open}</td>
+ *       <td>{@link ClusterStatus#breakerState()}</td></tr>
+ * </table>
+ *
  * <p>The meters read the engine's live counters when the registry asks; they hold the statistics
  * weakly, as Micrometer's function meters do, and add nothing to a guarded call.
  */
@@ -61,6 +85,21 @@ public final class WeirMeterBinder implements MeterBinder {
   /** Name of the gauge of the circuit state. */
   public static final String CIRCUIT_STATE = "weir.circuit.state";
 
+  /** Name of the counter of cluster-mode decisions by outcome. */
+  public static final String CLUSTER_DECISIONS = "weir.cluster.decisions";
+
+  /** Name of the counter of cluster-mode decisions made by the fallback, by reason. */
+  public static final String CLUSTER_FALLBACKS = "weir.cluster.fallbacks";
+
+  /** Name of the timer of cluster store answers that arrived in time. */
+  public static final String CLUSTER_LATENCY = "weir.cluster.latency";
+
+  /** Name of the gauge of decisions waiting for the cluster store. */
+  public static final String CLUSTER_IN_FLIGHT = "weir.cluster.inflight";
+
+  /** Name of the gauge of the state of the breaker in front of the cluster store. */
+  public static final String CLUSTER_BREAKER_STATE = "weir.cluster.breaker.state";
+
   private static final List<String> RULE_KINDS = List.of("flow", "degrade", "param-flow", "authority", "system");
 
   private final Weir weir;
@@ -80,6 +119,37 @@ public final class WeirMeterBinder implements MeterBinder {
   @Override
   public void bindTo(MeterRegistry registry) {
     weir.addResourceListener(statistics -> register(registry, statistics));
+    ClusterStatus cluster = weir.cluster();
+    if (cluster != null) {
+      registerCluster(registry, cluster);
+    }
+  }
+
+  private void registerCluster(MeterRegistry registry, ClusterStatus cluster) {
+    String decisions = "Cluster-mode decisions by outcome: admitted or blocked by the store, or made by the fallback";
+    FunctionCounter.builder(CLUSTER_DECISIONS, cluster, ClusterStatus::admitted).description(decisions)
+        .tags(tags).tag("outcome", "admitted").register(registry);
+    FunctionCounter.builder(CLUSTER_DECISIONS, cluster, ClusterStatus::blocked).description(decisions)
+        .tags(tags).tag("outcome", "blocked").register(registry);
+    FunctionCounter.builder(CLUSTER_DECISIONS, cluster, ClusterStatus::fallbacks).description(decisions)
+        .tags(tags).tag("outcome", "fallback").register(registry);
+    for (FallbackReason reason : FallbackReason.values()) {
+      FunctionCounter.builder(CLUSTER_FALLBACKS, cluster, status -> status.fallbacks(reason))
+          .description("Cluster-mode decisions made by the fallback, by why the store did not decide")
+          .tags(tags).tag("reason", reason.name().toLowerCase(Locale.ROOT)).register(registry);
+    }
+    FunctionTimer.builder(CLUSTER_LATENCY, cluster, ClusterStatus::latencyCount, ClusterStatus::latencyTotalNanos,
+            TimeUnit.NANOSECONDS)
+        .description("Wall-clock time of the cluster store's answers that arrived within the deadline")
+        .tags(tags).register(registry);
+    Gauge.builder(CLUSTER_IN_FLIGHT, cluster, ClusterStatus::inFlight)
+        .description("Cluster-mode decisions sent to the store and not yet answered")
+        .tags(tags).register(registry);
+    for (CircuitState state : CircuitState.values()) {
+      Gauge.builder(CLUSTER_BREAKER_STATE, cluster, status -> status.breakerState() == state ? 1 : 0)
+          .description("State of the breaker in front of the cluster store: 1 for the current state, else 0")
+          .tags(tags).tag("state", state.name().toLowerCase(Locale.ROOT)).register(registry);
+    }
   }
 
   private void register(MeterRegistry registry, ResourceStatistics statistics) {

@@ -1,0 +1,219 @@
+package dev.weir.spring.redis;
+
+import dev.weir.cluster.ClusterClient;
+import dev.weir.cluster.ClusterCounter;
+import dev.weir.cluster.ClusterDecision;
+import dev.weir.cluster.ClusterLimit;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.System.Logger.Level;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * Counts cluster-mode flow rules in Redis, on the application's {@link LettuceConnectionFactory}
+ * (its {@code spring.data.redis.*} connection: standalone, Sentinel or Redis Cluster).
+ *
+ * <p>Each {@link ClusterLimit} is one hash, {@code <prefix>:{<resource>}:flow:<scope>:<interval>ms},
+ * whose fields are the buckets of a sliding window. One Lua script (the resource
+ * {@code sliding-window.lua} next to this class) reads Redis' clock, drops old buckets, admits and
+ * counts, or refuses with a retry-after, atomically; it is sent with {@code EVALSHA}, and once with
+ * {@code EVAL} when Redis answers {@code NOSCRIPT} (after a restart or {@code SCRIPT FLUSH}), which
+ * loads it again. Every key of a resource carries the resource as its hash tag, so all of them live
+ * on one Redis Cluster slot.
+ *
+ * <p>Nothing here blocks a caller: commands are asynchronous on Lettuce's shared connection, and the
+ * connection is opened on a background thread (at construction, and again whenever a decision finds
+ * none), so a Redis that is down at startup costs decisions a fallback, never a wait. Deadlines,
+ * breaker and fallback are the engine's ({@code dev.weir.cluster.ClusterOptions}).
+ */
+public final class RedisClusterClient implements ClusterClient, AutoCloseable {
+
+  private static final System.Logger LOG = System.getLogger(RedisClusterClient.class.getName());
+
+  /** The Lua script, as sent with {@code EVAL}. */
+  static final byte[] SCRIPT = readScript();
+
+  /** Its SHA-1, as Redis names it for {@code EVALSHA}. */
+  static final String SHA = sha1(SCRIPT);
+
+  private static final byte[] ONE = ascii("1");
+  private static final byte[] BUCKETS = ascii(Integer.toString(ClusterLimit.BUCKETS));
+
+  private final LettuceConnectionFactory connectionFactory;
+  private final String keyPrefix;
+  private final ExecutorService connector;
+  private final AtomicBoolean connecting = new AtomicBoolean();
+  private volatile @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands;
+  private volatile @Nullable RedisConnection connection;
+  private volatile boolean closed;
+
+  /**
+   * Creates the client and starts connecting in the background.
+   *
+   * @param connectionFactory the application's Lettuce connection factory
+   * @param keyPrefix the first part of every key, without braces
+   */
+  public RedisClusterClient(LettuceConnectionFactory connectionFactory, String keyPrefix) {
+    if (keyPrefix.isBlank() || keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
+      throw new IllegalArgumentException("keyPrefix must be non-blank and without braces, was '" + keyPrefix + "'");
+    }
+    this.connectionFactory = connectionFactory;
+    this.keyPrefix = keyPrefix;
+    this.connector = Executors.newSingleThreadExecutor(task -> {
+      Thread thread = new Thread(task, "weir-redis-connect");
+      thread.setDaemon(true);
+      return thread;
+    });
+    connectInBackground();
+  }
+
+  /** Returns the Redis key of {@code limit}. */
+  public String key(ClusterLimit limit) {
+    return keyPrefix + ":{" + limit.resource() + "}:flow:" + limit.scope() + ":" + limit.interval().toMillis() + "ms";
+  }
+
+  @Override
+  public ClusterCounter counter(ClusterLimit limit) {
+    byte[][] keys = {key(limit).getBytes(StandardCharsets.UTF_8)};
+    byte[] count = ascii(BigDecimal.valueOf(limit.count()).toPlainString());
+    byte[] window = ascii(Long.toString(limit.interval().toMillis()));
+    return permits -> decide(keys, count, window, permits);
+  }
+
+  @Override
+  public String description() {
+    return "redis " + describeEndpoint();
+  }
+
+  /** Sends {@code PING}; the future fails when there is no connection yet. */
+  @Override
+  public CompletableFuture<String> ping() {
+    RedisClusterAsyncCommands<byte[], byte[]> async = commands;
+    if (async == null) {
+      connectInBackground();
+      return CompletableFuture.failedFuture(new IllegalStateException("not connected to Redis yet"));
+    }
+    return async.ping().toCompletableFuture();
+  }
+
+  /** Returns whether a connection has been opened (Lettuce reconnects it by itself after that). */
+  public boolean connected() {
+    return commands != null;
+  }
+
+  private CompletableFuture<ClusterDecision> decide(byte[][] keys, byte[] count, byte[] window, int permits) {
+    RedisClusterAsyncCommands<byte[], byte[]> async = commands;
+    if (async == null) {
+      connectInBackground();
+      return CompletableFuture.failedFuture(new IllegalStateException("not connected to Redis yet"));
+    }
+    byte[] asked = permits == 1 ? ONE : ascii(Integer.toString(permits));
+    CompletableFuture<List<Long>> reply = async.<List<Long>>evalsha(SHA, ScriptOutputType.MULTI, keys, count, window,
+        BUCKETS, asked).toCompletableFuture();
+    return reply
+        .exceptionallyCompose(failure -> unwrap(failure) instanceof RedisNoScriptException
+            ? async.<List<Long>>eval(SCRIPT, ScriptOutputType.MULTI, keys, count, window, BUCKETS, asked)
+            : CompletableFuture.failedFuture(failure))
+        .thenApply(RedisClusterClient::decision);
+  }
+
+  private static ClusterDecision decision(List<Long> reply) {
+    if (reply.size() != 3) {
+      throw new IllegalStateException("unexpected reply of the Weir script: " + reply);
+    }
+    return new ClusterDecision(reply.get(0) == 1L, Math.max(0L, reply.get(1)), Math.max(0L, reply.get(2)));
+  }
+
+  private void connectInBackground() {
+    if (closed || commands != null || !connecting.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      connector.execute(this::connect);
+    } catch (RuntimeException e) { // rejected: closing
+      connecting.set(false);
+    }
+  }
+
+  private void connect() {
+    try {
+      RedisConnection opened = connectionFactory.getConnection();
+      if (!(opened instanceof LettuceConnection lettuce)) {
+        opened.close();
+        throw new IllegalStateException("a Lettuce connection, got " + opened.getClass().getName());
+      }
+      connection = opened;
+      commands = lettuce.getNativeConnection();
+      LOG.log(Level.INFO, "Weir cluster mode connected to {0}", description());
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "Weir cluster mode could not connect to {0}: {1}; cluster-mode rules use their "
+          + "fallback until it can", description(), e.getMessage());
+    } finally {
+      connecting.set(false);
+    }
+  }
+
+  private String describeEndpoint() {
+    if (connectionFactory.isClusterAware()) {
+      return "cluster";
+    }
+    return connectionFactory.getHostName() + ":" + connectionFactory.getPort();
+  }
+
+  /** Closes this client's handle on the connection; the factory's shared connection is the factory's. */
+  @Override
+  public void close() {
+    closed = true;
+    connector.shutdownNow();
+    commands = null;
+    RedisConnection opened = connection;
+    connection = null;
+    if (opened != null) {
+      opened.close();
+    }
+  }
+
+  private static Throwable unwrap(Throwable failure) {
+    return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+  }
+
+  private static byte[] ascii(String text) {
+    return text.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  private static byte[] readScript() {
+    try (InputStream in = RedisClusterClient.class.getResourceAsStream("sliding-window.lua")) {
+      if (in == null) {
+        throw new IllegalStateException("sliding-window.lua is missing from the classpath");
+      }
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read sliding-window.lua", e);
+    }
+  }
+
+  private static String sha1(byte[] script) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(script));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,88 @@
+package dev.weir;
+
+import dev.weir.cluster.ClusterOptions;
+import dev.weir.cluster.FallbackReason;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Live counters and breaker state of an engine's cluster mode; see {@link Weir#cluster()}. Every
+ * method reads the current value; counts only grow.
+ *
+ * <p>Each cluster-mode decision is counted exactly once: by the store ({@link #admitted()},
+ * {@link #blocked()}) or by the fallback ({@link #fallbacks(FallbackReason)}).
+ */
+public final class ClusterStatus {
+
+  private final ClusterGuard guard;
+  private final ClusterOptions options;
+
+  ClusterStatus(ClusterGuard guard, ClusterOptions options) {
+    this.guard = guard;
+    this.options = options;
+  }
+
+  /** Returns where the store is, as the client describes it. */
+  public String description() {
+    return guard.client.description();
+  }
+
+  /** Starts a round trip to the store that does nothing else (see {@link dev.weir.cluster.ClusterClient#ping()}). */
+  public CompletableFuture<?> ping() {
+    return guard.client.ping();
+  }
+
+  /** Returns the options in force. */
+  public ClusterOptions options() {
+    return options;
+  }
+
+  /** Returns the state of the breaker in front of the store. */
+  public CircuitState breakerState() {
+    return guard.breakerState();
+  }
+
+  /** Returns the decisions in which the store admitted the call. */
+  public long admitted() {
+    return guard.admitted.sum();
+  }
+
+  /** Returns the decisions in which the store refused the call. */
+  public long blocked() {
+    return guard.blocked.sum();
+  }
+
+  /** Returns the decisions the fallback made for {@code reason}. */
+  public long fallbacks(FallbackReason reason) {
+    return guard.fallbacks(reason);
+  }
+
+  /** Returns the decisions the fallback made, for every reason. */
+  public long fallbacks() {
+    long sum = 0;
+    for (FallbackReason reason : FallbackReason.values()) {
+      sum += guard.fallbacks(reason);
+    }
+    return sum;
+  }
+
+  /** Returns how many store answers arrived in time (the count of {@link #latencyTotalNanos()}). */
+  public long latencyCount() {
+    return guard.latencyCount.sum();
+  }
+
+  /** Returns the summed wall-clock time of the store answers that arrived in time, in nanoseconds. */
+  public long latencyTotalNanos() {
+    return guard.latencyNanos.sum();
+  }
+
+  /** Returns the decisions sent to the store and not yet answered (including ones given up on). */
+  public int inFlight() {
+    return guard.inFlight();
+  }
+
+  /** Returns the last failure (error or missed deadline), or null when there was none. */
+  public @Nullable String lastFailure() {
+    return guard.lastFailure();
+  }
+}

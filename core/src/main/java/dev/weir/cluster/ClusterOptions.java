@@ -1,0 +1,42 @@
+package dev.weir.cluster;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How the engine uses a {@link ClusterClient}.
+ *
+ * @param timeout the deadline of one decision; the caller waits no longer, whatever the client's own
+ *     timeouts are
+ * @param fallback what decides when the store fails or misses the deadline
+ * @param failureThreshold consecutive failures (errors or missed deadlines) that open the breaker
+ * @param openDuration how long an open breaker keeps calls away from the store before one call probes it
+ * @param maxInFlight decisions that may wait for the store at once; further calls fall back at once, so
+ *     nothing queues without bound while the store hangs
+ */
+public record ClusterOptions(Duration timeout, ClusterFallback fallback, int failureThreshold,
+    Duration openDuration, int maxInFlight) {
+
+  /** The defaults: 20 ms, {@code LOCAL}, 5 failures, 1 s open, 256 in flight. */
+  public static final ClusterOptions DEFAULTS =
+      new ClusterOptions(Duration.ofMillis(20), ClusterFallback.LOCAL, 5, Duration.ofSeconds(1), 256);
+
+  /** Checks the components. */
+  public ClusterOptions {
+    Objects.requireNonNull(timeout, "timeout");
+    Objects.requireNonNull(fallback, "fallback");
+    Objects.requireNonNull(openDuration, "openDuration");
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+    }
+    if (openDuration.isNegative() || openDuration.isZero()) {
+      throw new IllegalArgumentException("openDuration must be positive, was " + openDuration);
+    }
+    if (failureThreshold < 1) {
+      throw new IllegalArgumentException("failureThreshold must be at least 1, was " + failureThreshold);
+    }
+    if (maxInFlight < 1) {
+      throw new IllegalArgumentException("maxInFlight must be at least 1, was " + maxInFlight);
+    }
+  }
+}
