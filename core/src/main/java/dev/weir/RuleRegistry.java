@@ -189,7 +189,6 @@ public final class RuleRegistry {
       if (engine.cluster == null) {
         violations.add(new RuleViolation("[" + i + "].cluster-mode",
             "needs a cluster client, and this engine has none (weir.cluster.enabled)"));
-        continue;
       }
       List<Object> counter = Arrays.asList(rule.resource(), rule.limitApp(), rule.strategy(), rule.refResource(),
           rule.interval());

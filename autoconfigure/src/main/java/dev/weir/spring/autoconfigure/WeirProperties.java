@@ -683,13 +683,13 @@ public class WeirProperties {
     private boolean enabled;
 
     /** Consecutive Redis failures (errors or missed deadlines) that stop asking Redis for open-duration. */
-    private int failureThreshold = ClusterOptions.DEFAULTS.failureThreshold();
+    private int failureThreshold = 5;
 
     /** How long Redis is left alone after failure-threshold failures; then one call probes it. */
-    private Duration openDuration = ClusterOptions.DEFAULTS.openDuration();
+    private Duration openDuration = Duration.ofSeconds(1);
 
     /** Decisions that may wait for Redis at once; further calls use the fallback at once. */
-    private int maxInFlight = ClusterOptions.DEFAULTS.maxInFlight();
+    private int maxInFlight = 256;
 
     /** Prefix of the Redis keys. */
     private String keyPrefix = "weir";

@@ -1,0 +1,223 @@
+package dev.weir.spring.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weir.ClusterStatus;
+import dev.weir.FlowException;
+import dev.weir.Weir;
+import dev.weir.cluster.ClusterLimit;
+import dev.weir.spring.redis.RedisClusterClient;
+import dev.weir.spring.test.RedisServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * Instances of one application, each its own Spring context with its own engine and Lettuce
+ * connection, sharing cluster-mode limits in a real {@code redis-server} that the test owns.
+ *
+ * <p>Decisions get a generous deadline and the {@code deny} fallback here: a decision that missed
+ * Redis can only refuse, so "at most count" cannot be met by luck, and every test also asserts
+ * that no fallback happened at all.
+ */
+class ClusterSharingTests {
+
+  private static RedisServer redis;
+  private static final AtomicInteger PREFIXES = new AtomicInteger();
+
+  private final List<ConfigurableApplicationContext> instances = new ArrayList<>();
+  private final String prefix = "sharing" + PREFIXES.incrementAndGet();
+
+  @BeforeAll
+  static void startRedis() {
+    redis = RedisServer.start();
+  }
+
+  @AfterAll
+  static void stopRedis() {
+    if (redis != null) {
+      redis.close();
+    }
+  }
+
+  @AfterEach
+  void closeInstances() {
+    instances.forEach(ConfigurableApplicationContext::close);
+  }
+
+  @Test
+  void twoInstancesAdmitAtMostCountTogetherUnderABurstFromManyThreads() throws Exception {
+    ClusterSharingApplication.Quotes a = quotes(instance("50", "10s"));
+    ClusterSharingApplication.Quotes b = quotes(instance("50", "10s"));
+    int threadsPerInstance = 8;
+    int callsPerThread = 25;
+    ExecutorService pool = Executors.newFixedThreadPool(2 * threadsPerInstance);
+    CountDownLatch start = new CountDownLatch(1);
+    AtomicInteger passedA = new AtomicInteger();
+    AtomicInteger passedB = new AtomicInteger();
+    AtomicInteger blocked = new AtomicInteger();
+    List<Future<?>> done = new ArrayList<>();
+    for (int t = 0; t < 2 * threadsPerInstance; t++) {
+      ClusterSharingApplication.Quotes target = t % 2 == 0 ? a : b;
+      AtomicInteger passed = t % 2 == 0 ? passedA : passedB;
+      done.add(pool.submit(() -> {
+        start.await();
+        for (int i = 0; i < callsPerThread; i++) {
+          try {
+            target.quote();
+            passed.incrementAndGet();
+          } catch (FlowException e) {
+            blocked.incrementAndGet();
+          }
+        }
+        return null;
+      }));
+    }
+    start.countDown();
+    for (Future<?> future : done) {
+      future.get();
+    }
+    pool.shutdown();
+
+    int attempts = 2 * threadsPerInstance * callsPerThread;
+    assertThat(passedA.get() + passedB.get() + blocked.get()).isEqualTo(attempts);
+    // The window is 10 s and the key is new: the burst is inside one window, so exactly the count.
+    assertThat(passedA.get() + passedB.get()).isEqualTo(50);
+    assertThat(passedA.get()).isPositive();
+    assertThat(passedB.get()).isPositive();
+    ClusterStatus statusA = status(instances.get(0));
+    ClusterStatus statusB = status(instances.get(1));
+    assertThat(statusA.fallbacks() + statusB.fallbacks()).isZero();
+    assertThat(statusA.admitted()).isEqualTo(passedA.get());
+    assertThat(statusB.admitted()).isEqualTo(passedB.get());
+    assertThat(statusA.blocked() + statusB.blocked()).isEqualTo(blocked.get());
+  }
+
+  @Test
+  void anInstanceStartedLaterSeesWhatTheOthersCounted() {
+    ClusterSharingApplication.Quotes first = quotes(instance("5", "10s"));
+    for (int i = 0; i < 3; i++) {
+      first.quote();
+    }
+    ClusterSharingApplication.Quotes second = quotes(instance("5", "10s"));
+    second.quote();
+    second.quote();
+    assertThatThrownBy(second::quote).isInstanceOf(FlowException.class);
+    assertThatThrownBy(first::quote).isInstanceOf(FlowException.class);
+  }
+
+  @Test
+  void oneHashPerRuleWithTheResourceAsHashTagBucketsByRedisTimeAndAnExpiry() {
+    ClusterSharingApplication.Quotes quotes = quotes(instance("100", "10s"));
+    for (int i = 0; i < 7; i++) {
+      quotes.quote();
+    }
+    String key = prefix + ":{shared}:flow:all:10000ms";
+    assertThat(redis.call("KEYS", prefix + ":*")).isEqualTo(List.of(key));
+    assertThat(redis.call("TYPE", key)).isEqualTo("hash");
+    assertThat(instances.get(0).getBean(RedisClusterClient.class)
+        .key(new ClusterLimit("shared", "all", 100, Duration.ofSeconds(10)))).isEqualTo(key);
+
+    @SuppressWarnings("unchecked")
+    List<Object> fields = (List<Object>) redis.call("HGETALL", key);
+    long sum = 0;
+    long bucketNow = redisMillis() / 1000; // 10 s in 10 buckets of 1000 ms
+    for (int i = 0; i < fields.size(); i += 2) {
+      long bucket = Long.parseLong((String) fields.get(i));
+      assertThat(bucket).isBetween(bucketNow - 9, bucketNow);
+      sum += Long.parseLong((String) fields.get(i + 1));
+    }
+    assertThat(sum).isEqualTo(7);
+    // Expires a window and a bucket after the last write.
+    assertThat((Long) redis.call("PTTL", key)).isBetween(1L, 11_000L);
+  }
+
+  @Test
+  void anIdleRuleLeavesNoKeyBehind() throws Exception {
+    ClusterSharingApplication.Quotes quotes = quotes(instance("100", "200ms"));
+    quotes.quote();
+    String key = prefix + ":{shared}:flow:all:200ms";
+    assertThat((Long) redis.call("PTTL", key)).isBetween(1L, 220L);
+    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    while ((Long) redis.call("EXISTS", key) != 0 && System.nanoTime() < deadline) {
+      Thread.sleep(20); // polling a real expiry in Redis; nothing here can be driven
+    }
+    assertThat(redis.call("EXISTS", key)).isEqualTo(0L);
+  }
+
+  @Test
+  void aRefusalCarriesRedisRetryAfter() {
+    ClusterSharingApplication.Quotes quotes = quotes(instance("2", "10s"));
+    quotes.quote();
+    quotes.quote();
+    assertThatThrownBy(quotes::quote).isInstanceOfSatisfying(FlowException.class, e -> {
+      // The first permit leaves the window when its bucket is 10 s old: between 9 and 10 s from now.
+      assertThat(e.retryAfter()).isBetween(Duration.ofSeconds(8), Duration.ofSeconds(10));
+    });
+  }
+
+  private ConfigurableApplicationContext instance(String count, String interval) {
+    ConfigurableApplicationContext context = new SpringApplicationBuilder(ClusterSharingApplication.class)
+        .web(WebApplicationType.NONE)
+        .properties(Map.of(
+            "spring.data.redis.host", redis.host(),
+            "spring.data.redis.port", Integer.toString(redis.port()),
+            "weir.cluster.enabled", "true",
+            "weir.cluster.key-prefix", prefix,
+            "weir.cluster.timeout", "2s",
+            "weir.cluster.fallback", "deny",
+            "weir.flow[0].resource", "shared",
+            "weir.flow[0].count", count,
+            "weir.flow[0].interval", interval,
+            "weir.flow[0].cluster-mode", "true"))
+        .run();
+    instances.add(context);
+    awaitConnected(context.getBean(RedisClusterClient.class));
+    return context;
+  }
+
+  private static void awaitConnected(RedisClusterClient client) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!client.connected()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("the Redis client did not connect within 10 s");
+      }
+      try {
+        Thread.sleep(5); // the connection is opened on a real socket in the background
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+  }
+
+  private static ClusterSharingApplication.Quotes quotes(ConfigurableApplicationContext context) {
+    return context.getBean(ClusterSharingApplication.Quotes.class);
+  }
+
+  private static ClusterStatus status(ConfigurableApplicationContext context) {
+    ClusterStatus status = context.getBean(Weir.class).cluster();
+    assertThat(status).isNotNull();
+    return status;
+  }
+
+  private static long redisMillis() {
+    @SuppressWarnings("unchecked")
+    List<Object> time = (List<Object>) redis.call("TIME");
+    return Long.parseLong((String) time.get(0)) * 1000 + Long.parseLong((String) time.get(1)) / 1000;
+  }
+}

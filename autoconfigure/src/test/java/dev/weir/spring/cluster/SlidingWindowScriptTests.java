@@ -1,0 +1,123 @@
+package dev.weir.spring.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.spring.test.RedisServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Lua script of cluster mode on its own, sent with a plain RESP client to a real
+ * {@code redis-server}: what it admits, what it answers, and what it leaves in the hash.
+ */
+class SlidingWindowScriptTests {
+
+  private static RedisServer redis;
+  private static String script;
+  private static final AtomicInteger KEYS = new AtomicInteger();
+
+  @BeforeAll
+  static void start() throws IOException {
+    redis = RedisServer.start();
+    try (InputStream in = SlidingWindowScriptTests.class.getResourceAsStream("/dev/weir/spring/redis/sliding-window.lua")) {
+      script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    if (redis != null) {
+      redis.close();
+    }
+  }
+
+  @Test
+  void admitsUpToTheLimitCountingDownRemainingThenRefusesWithinTheWindow() {
+    String key = key();
+    assertThat(decide(key, "3", 1000, 1)).containsExactly(1L, 2L, 0L);
+    assertThat(decide(key, "3", 1000, 1)).containsExactly(1L, 1L, 0L);
+    assertThat(decide(key, "3", 1000, 1)).containsExactly(1L, 0L, 0L);
+    List<Long> refused = decide(key, "3", 1000, 1);
+    assertThat(refused.subList(0, 2)).containsExactly(0L, 0L);
+    assertThat(refused.get(2)).isBetween(1L, 1000L); // when the oldest counted bucket leaves
+  }
+
+  @Test
+  void countsPermitsNotCalls() {
+    String key = key();
+    assertThat(decide(key, "10", 1000, 4)).containsExactly(1L, 6L, 0L);
+    assertThat(decide(key, "10", 1000, 7).get(0)).isZero();
+    assertThat(decide(key, "10", 1000, 6)).containsExactly(1L, 0L, 0L);
+  }
+
+  @Test
+  void moreThanTheLimitAtOnceNeverFitsAndWaitsAWindow() {
+    assertThat(decide(key(), "3", 1000, 5)).containsExactly(0L, 3L, 1000L);
+  }
+
+  @Test
+  void aFractionalLimitAdmitsItsWholePart() {
+    String key = key();
+    assertThat(decide(key, "2.5", 1000, 1).get(0)).isEqualTo(1L);
+    assertThat(decide(key, "2.5", 1000, 1).get(0)).isEqualTo(1L);
+    assertThat(decide(key, "2.5", 1000, 1).get(0)).isZero();
+  }
+
+  @Test
+  void dropsBucketsOlderThanTheWindowAndCountsBucketsAheadOfTheClock() {
+    String key = key();
+    long current = redisMillis() / 100; // 1000 ms in 10 buckets of 100 ms
+    redis.call("HSET", key, Long.toString(current - 50), "100");
+    assertThat(decide(key, "3", 1000, 1)).containsExactly(1L, 2L, 0L);
+    assertThat(redis.call("HEXISTS", key, Long.toString(current - 50))).isEqualTo(0L);
+
+    String ahead = key();
+    redis.call("HSET", ahead, Long.toString(current + 5), "3");
+    assertThat(decide(ahead, "3", 1000, 1).get(0)).isZero();
+  }
+
+  @Test
+  void writesOneFieldPerBucketAndExpiresAWindowAndABucketAfterTheLastWrite() {
+    String key = key();
+    decide(key, "100", 1000, 2);
+    decide(key, "100", 1000, 3);
+    @SuppressWarnings("unchecked")
+    List<Object> fields = (List<Object>) redis.call("HGETALL", key);
+    long total = 0;
+    for (int i = 1; i < fields.size(); i += 2) {
+      total += Long.parseLong((String) fields.get(i));
+    }
+    assertThat(total).isEqualTo(5);
+    assertThat(fields.size() / 2).isBetween(1, 2); // both calls in one bucket, or across a bucket edge
+    assertThat((Long) redis.call("PTTL", key)).isBetween(1L, 1100L);
+  }
+
+  @Test
+  void aRefusalWritesNothing() {
+    String key = key();
+    decide(key, "0", 1000, 1);
+    assertThat(redis.call("EXISTS", key)).isEqualTo(0L);
+  }
+
+  private String key() {
+    return "script:{r" + KEYS.incrementAndGet() + "}:flow:all:1000ms";
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<Long> decide(String key, String limit, long windowMillis, int permits) {
+    return (List<Long>) redis.call("EVAL", script, "1", key, limit, Long.toString(windowMillis), "10",
+        Integer.toString(permits));
+  }
+
+  private static long redisMillis() {
+    @SuppressWarnings("unchecked")
+    List<Object> time = (List<Object>) redis.call("TIME");
+    return Long.parseLong((String) time.get(0)) * 1000 + Long.parseLong((String) time.get(1)) / 1000;
+  }
+}
