@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.System.Logger.Level;
 import java.math.BigDecimal;
+import java.time.Duration;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -18,9 +19,9 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
@@ -39,8 +40,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * on one Redis Cluster slot.
  *
  * <p>Nothing here blocks a caller: commands are asynchronous on Lettuce's shared connection, and the
- * connection is opened on a background thread (at construction, and again whenever a decision finds
- * none), so a Redis that is down at startup costs decisions a fallback, never a wait. Deadlines,
+ * connection is opened on a background thread (at construction, then once a second until it opens),
+ * so a Redis that is down at startup costs decisions a fallback, never a wait. Deadlines,
  * breaker and fallback are the engine's ({@code dev.weir.cluster.ClusterOptions}).
  */
 public final class RedisClusterClient implements ClusterClient, AutoCloseable {
@@ -53,16 +54,17 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
   /** Its SHA-1, as Redis names it for {@code EVALSHA}. */
   static final String SHA = sha1(SCRIPT);
 
+  private static final Duration RETRY = Duration.ofSeconds(1);
   private static final byte[] ONE = ascii("1");
   private static final byte[] BUCKETS = ascii(Integer.toString(ClusterLimit.BUCKETS));
 
   private final LettuceConnectionFactory connectionFactory;
   private final String keyPrefix;
-  private final ExecutorService connector;
-  private final AtomicBoolean connecting = new AtomicBoolean();
+  private final ScheduledExecutorService connector;
   private volatile @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands;
   private volatile @Nullable RedisConnection connection;
   private volatile boolean closed;
+  private int failedConnects; // connector thread only
 
   /**
    * Creates the client and starts connecting in the background.
@@ -76,12 +78,12 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
     }
     this.connectionFactory = connectionFactory;
     this.keyPrefix = keyPrefix;
-    this.connector = Executors.newSingleThreadExecutor(task -> {
+    this.connector = Executors.newSingleThreadScheduledExecutor(task -> {
       Thread thread = new Thread(task, "weir-redis-connect");
       thread.setDaemon(true);
       return thread;
     });
-    connectInBackground();
+    connector.execute(this::connect);
   }
 
   /** Returns the Redis key of {@code limit}. */
@@ -107,7 +109,6 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
   public CompletableFuture<String> ping() {
     RedisClusterAsyncCommands<byte[], byte[]> async = commands;
     if (async == null) {
-      connectInBackground();
       return CompletableFuture.failedFuture(new IllegalStateException("not connected to Redis yet"));
     }
     return async.ping().toCompletableFuture();
@@ -121,7 +122,6 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
   private CompletableFuture<ClusterDecision> decide(byte[][] keys, byte[] count, byte[] window, int permits) {
     RedisClusterAsyncCommands<byte[], byte[]> async = commands;
     if (async == null) {
-      connectInBackground();
       return CompletableFuture.failedFuture(new IllegalStateException("not connected to Redis yet"));
     }
     byte[] asked = permits == 1 ? ONE : ascii(Integer.toString(permits));
@@ -141,18 +141,15 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
     return new ClusterDecision(reply.get(0) == 1L, Math.max(0L, reply.get(1)), Math.max(0L, reply.get(2)));
   }
 
-  private void connectInBackground() {
-    if (closed || commands != null || !connecting.compareAndSet(false, true)) {
+  /**
+   * Opens the connection; on failure tries again every {@link #RETRY} on the connector thread, so
+   * that callers never wait for a connect and never cause a storm of them. Once open, Lettuce
+   * reconnects the connection by itself.
+   */
+  private void connect() {
+    if (closed) {
       return;
     }
-    try {
-      connector.execute(this::connect);
-    } catch (RuntimeException e) { // rejected: closing
-      connecting.set(false);
-    }
-  }
-
-  private void connect() {
     try {
       RedisConnection opened = connectionFactory.getConnection();
       if (!(opened instanceof LettuceConnection lettuce)) {
@@ -163,10 +160,13 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
       commands = lettuce.getNativeConnection();
       LOG.log(Level.INFO, "Weir cluster mode connected to {0}", description());
     } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "Weir cluster mode could not connect to {0}: {1}; cluster-mode rules use their "
-          + "fallback until it can", description(), e.getMessage());
-    } finally {
-      connecting.set(false);
+      if (failedConnects++ == 0) {
+        LOG.log(Level.WARNING, "Weir cluster mode could not connect to {0}: {1}; cluster-mode rules use their "
+            + "fallback until it can (trying again every {2} ms)", description(), e.getMessage(), RETRY.toMillis());
+      }
+      if (!closed) {
+        connector.schedule(this::connect, RETRY.toMillis(), TimeUnit.MILLISECONDS);
+      }
     }
   }
 
