@@ -77,8 +77,11 @@ public final class WeirHealthIndicator implements HealthIndicator {
     }
     details.put("breaker", RulesJson.circuitState(cluster.breakerState()));
     details.put("fallback", cluster.options().fallback().name().toLowerCase(Locale.ROOT));
-    details.put("decisions", Map.of("admitted", cluster.admitted(), "blocked", cluster.blocked(),
-        "fallback", cluster.fallbacks()));
+    Map<String, Long> decisions = new LinkedHashMap<>();
+    decisions.put("admitted", cluster.admitted());
+    decisions.put("blocked", cluster.blocked());
+    decisions.put("fallback", cluster.fallbacks());
+    details.put("decisions", decisions);
     details.put("inFlight", cluster.inFlight());
     String lastFailure = cluster.lastFailure();
     if (lastFailure != null) {
