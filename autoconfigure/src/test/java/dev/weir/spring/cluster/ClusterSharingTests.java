@@ -9,6 +9,7 @@ import dev.weir.Weir;
 import dev.weir.cluster.ClusterLimit;
 import dev.weir.spring.redis.RedisClusterClient;
 import dev.weir.spring.test.RedisServer;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,6 +18,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -168,6 +170,29 @@ class ClusterSharingTests {
       // The first permit leaves the window when its bucket is 10 s old: between 9 and 10 s from now.
       assertThat(e.retryAfter()).isBetween(Duration.ofSeconds(8), Duration.ofSeconds(10));
     });
+  }
+
+  @Test
+  void metersCountDecisionsByOutcomeAndTheirLatency() {
+    ConfigurableApplicationContext context = instance("3", "10s");
+    ClusterSharingApplication.Quotes quotes = quotes(context);
+    for (int i = 0; i < 5; i++) {
+      try {
+        quotes.quote();
+      } catch (FlowException e) {
+        // the 4th and 5th
+      }
+    }
+    MeterRegistry meters = context.getBean(MeterRegistry.class);
+    assertThat(meters.get("weir.cluster.decisions").tag("outcome", "admitted").functionCounter().count()).isEqualTo(3);
+    assertThat(meters.get("weir.cluster.decisions").tag("outcome", "blocked").functionCounter().count()).isEqualTo(2);
+    assertThat(meters.get("weir.cluster.decisions").tag("outcome", "fallback").functionCounter().count()).isZero();
+    assertThat(meters.get("weir.cluster.latency").functionTimer().count()).isEqualTo(5);
+    assertThat(meters.get("weir.cluster.latency").functionTimer().totalTime(TimeUnit.NANOSECONDS)).isPositive();
+    assertThat(meters.get("weir.cluster.breaker.state").tag("state", "closed").gauge().value()).isEqualTo(1);
+    assertThat(meters.get("weir.cluster.inflight").gauge().value()).isZero();
+    assertThat(meters.get("weir.cluster.fallbacks").functionCounters()).hasSize(4)
+        .allSatisfy(counter -> assertThat(counter.count()).isZero());
   }
 
   private ConfigurableApplicationContext instance(String count, String interval) {
