@@ -22,6 +22,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
@@ -172,7 +173,8 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
 
   private String describeEndpoint() {
     if (connectionFactory.isClusterAware()) {
-      return "cluster";
+      return "cluster " + connectionFactory.getClusterConfiguration().getClusterNodes().stream()
+          .map(node -> node.getHost() + ":" + node.getPort()).collect(Collectors.joining(","));
     }
     return connectionFactory.getHostName() + ":" + connectionFactory.getPort();
   }

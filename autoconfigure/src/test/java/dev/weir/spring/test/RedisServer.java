@@ -54,16 +54,18 @@ public final class RedisServer implements AutoCloseable {
   private final Path executable;
   private final int port;
   private final Path logFile;
+  private final List<String> extraArguments;
   private final Thread shutdownHook;
 
   private volatile Process process;
   private boolean paused;
   private boolean closed;
 
-  private RedisServer(Path executable, int port, Path logFile) {
+  private RedisServer(Path executable, int port, Path logFile, List<String> extraArguments) {
     this.executable = executable;
     this.port = port;
     this.logFile = logFile;
+    this.extraArguments = List.copyOf(extraArguments);
     this.shutdownHook = new Thread(this::destroyOnShutdown, "redis-server-" + port + "-shutdown");
   }
 
@@ -78,10 +80,20 @@ public final class RedisServer implements AutoCloseable {
    *     10 seconds
    */
   public static RedisServer start() {
+    return start(List.of());
+  }
+
+  /**
+   * Starts a {@code redis-server} as {@link #start()} does, with more command-line arguments (such
+   * as {@code --cluster-enabled yes}); {@code {port}} in an argument is replaced by the port.
+   */
+  public static RedisServer start(List<String> extraArguments) {
     assumeAvailable();
     Path executable = findRedisServer().orElseThrow();
     int port = freePort();
-    RedisServer server = new RedisServer(executable, port, logDirectory().resolve("redis-" + port + ".log"));
+    List<String> arguments = extraArguments.stream().map(argument -> argument.replace("{port}", Integer.toString(port)))
+        .toList();
+    RedisServer server = new RedisServer(executable, port, logDirectory().resolve("redis-" + port + ".log"), arguments);
     Runtime.getRuntime().addShutdownHook(server.shutdownHook);
     try {
       synchronized (server) {
@@ -320,14 +332,16 @@ public final class RedisServer implements AutoCloseable {
           StandardCharsets.UTF_8,
           StandardOpenOption.CREATE,
           StandardOpenOption.APPEND);
-      return new ProcessBuilder(
+      List<String> command = new ArrayList<>(List.of(
               executable.toString(),
               "--port", Integer.toString(port),
               "--bind", HOST,
               "--save", "",
               "--appendonly", "no",
               "--daemonize", "no",
-              "--protected-mode", "no")
+              "--protected-mode", "no"));
+      command.addAll(extraArguments);
+      return new ProcessBuilder(command)
           .redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
           .start();

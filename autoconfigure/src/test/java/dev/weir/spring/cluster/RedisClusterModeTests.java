@@ -1,0 +1,126 @@
+package dev.weir.spring.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weir.BlockException;
+import dev.weir.ClusterStatus;
+import dev.weir.Entry;
+import dev.weir.Weir;
+import dev.weir.spring.redis.RedisClusterClient;
+import dev.weir.spring.test.RedisServer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * Cluster mode on a real Redis Cluster of three masters that the test builds (slots assigned with
+ * {@code CLUSTER ADDSLOTSRANGE}, nodes joined with {@code CLUSTER MEET}): each rule's key lives on
+ * the node that owns its hash tag's slot, Lettuce's cluster client routes every script there, and
+ * each node loads the script on its first {@code NOSCRIPT}.
+ */
+class RedisClusterModeTests {
+
+  private static final int RESOURCES = 6;
+
+  @TempDir
+  static Path dir;
+
+  private static final List<RedisServer> nodes = new ArrayList<>();
+
+  @BeforeAll
+  static void startCluster() throws InterruptedException {
+    for (int i = 0; i < 3; i++) {
+      nodes.add(RedisServer.start(List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes-{port}.conf",
+          "--dir", dir.toString())));
+    }
+    nodes.get(0).call("CLUSTER", "ADDSLOTSRANGE", "0", "5460");
+    nodes.get(1).call("CLUSTER", "ADDSLOTSRANGE", "5461", "10922");
+    nodes.get(2).call("CLUSTER", "ADDSLOTSRANGE", "10923", "16383");
+    for (int i = 1; i < 3; i++) {
+      nodes.get(0).call("CLUSTER", "MEET", "127.0.0.1", Integer.toString(nodes.get(i).port()));
+    }
+    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    while (!nodes.stream().allMatch(node -> ((String) node.call("CLUSTER", "INFO")).contains("cluster_state:ok"))) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("the test's Redis Cluster did not reach cluster_state:ok in 20 s");
+      }
+      Thread.sleep(50); // gossip between real processes
+    }
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    nodes.forEach(RedisServer::close);
+  }
+
+  @Test
+  void eachRuleCountsOnTheNodeThatOwnsItsHashTag() throws InterruptedException {
+    List<String> properties = new ArrayList<>(List.of(
+        "--spring.data.redis.cluster.nodes=" + nodes.stream().map(node -> "127.0.0.1:" + node.port())
+            .collect(Collectors.joining(",")),
+        "--weir.cluster.enabled=true", "--weir.cluster.timeout=2s", "--weir.cluster.fallback=deny"));
+    for (int i = 0; i < RESOURCES; i++) {
+      properties.add("--weir.flow[" + i + "].resource=resource-" + i);
+      properties.add("--weir.flow[" + i + "].count=3");
+      properties.add("--weir.flow[" + i + "].interval=10s");
+      properties.add("--weir.flow[" + i + "].cluster-mode=true");
+    }
+    try (ConfigurableApplicationContext context = new SpringApplicationBuilder(ClusterSharingApplication.class)
+        .web(WebApplicationType.NONE).run(properties.toArray(String[]::new))) {
+      RedisClusterClient client = context.getBean(RedisClusterClient.class);
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (!client.connected() && System.nanoTime() < deadline) {
+        Thread.sleep(5); // the connection opens on real sockets in the background
+      }
+      assertThat(client.connected()).isTrue();
+      assertThat(client.description()).startsWith("redis cluster");
+      Weir weir = context.getBean(Weir.class);
+
+      Set<Integer> owners = new HashSet<>();
+      for (int i = 0; i < RESOURCES; i++) {
+        String resource = "resource-" + i;
+        int admitted = 0;
+        for (int call = 0; call < 5; call++) {
+          try (Entry entry = weir.entry(resource)) {
+            admitted++;
+          } catch (BlockException e) {
+            // the 4th and 5th
+          }
+        }
+        assertThat(admitted).as(resource).isEqualTo(3);
+
+        String key = "weir:{" + resource + "}:flow:all:10000ms";
+        long slot = (Long) nodes.get(0).call("CLUSTER", "KEYSLOT", key);
+        assertThat(slot).isEqualTo((Long) nodes.get(0).call("CLUSTER", "KEYSLOT", resource)); // the tag decides
+        int owner = slot <= 5460 ? 0 : slot <= 10922 ? 1 : 2;
+        owners.add(owner);
+        for (int node = 0; node < 3; node++) {
+          RedisServer server = nodes.get(node);
+          if (node == owner) {
+            assertThat(server.call("EXISTS", key)).as(key + " on its owner").isEqualTo(1L);
+          } else {
+            assertThatThrownBy(() -> server.call("EXISTS", key)).as(key + " elsewhere")
+                .hasMessageStartingWith("MOVED " + slot + " ");
+          }
+        }
+      }
+      assertThat(owners).as("the six keys are spread over the nodes").hasSizeGreaterThan(1);
+      ClusterStatus status = weir.cluster();
+      assertThat(status.fallbacks()).isZero();
+      assertThat(status.admitted()).isEqualTo(3L * RESOURCES);
+      assertThat(status.blocked()).isEqualTo(2L * RESOURCES);
+    }
+  }
+}
