@@ -22,12 +22,15 @@ import org.jspecify.annotations.Nullable;
  * rule of the engine (they all depend on the one store).
  *
  * <p>One decision: (1) while the breaker is open the store is not asked; (2) at most
- * {@code maxInFlight} decisions may be outstanding, counted from the request until the store's future
- * completes (not until the caller stops waiting), so a hung store holds a bounded number of commands
- * and callers beyond it fall back at once; (3) the caller waits on the future for at most
+ * {@code maxInFlight} decisions may be outstanding, counted from the request until the future
+ * completes (answered, failed, or cancelled at the deadline), so a burst of callers against a slow
+ * store sends a bounded number of commands and the others fall back at once; a store that hangs
+ * for longer gets at most {@code failureThreshold} timed-out commands (plus those of callers already
+ * waiting) before the breaker opens, then one probe per {@code openDuration}; (3) the caller waits on the future for at most
  * {@code timeout}, on its own thread, so no thread or queue is added by the engine. A missed deadline
- * is a failure and is not retried: the command may still run on the store, which can only count a
- * call that was decided locally, never lose one.
+ * is a failure and is not retried; the future is cancelled, so that a client can drop a command it
+ * has not sent yet. One already sent may still run on the store, which can only count a call that
+ * was decided locally, never lose one.
  *
  * <p>The breaker: {@code failureThreshold} consecutive failures open it for {@code openDuration} of
  * the engine's ticker. The first call after that is the only probe (a CAS from OPEN to HALF_OPEN);
@@ -111,6 +114,7 @@ final class ClusterGuard {
     try {
       decision = future.get(timeoutNanos, TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
+      future.cancel(false); // lets the client drop a command it has not sent yet
       return failed(FallbackReason.TIMEOUT, null, probe);
     } catch (ExecutionException e) {
       return failed(FallbackReason.ERROR, e.getCause() == null ? e : e.getCause(), probe);

@@ -7,8 +7,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>{@link #acquire} must not block the calling thread: it starts one decision and returns a future
  * that the store completes, normally or exceptionally. The engine waits for it at most
- * {@link ClusterOptions#timeout()} and never retries a decision that missed its deadline (the store
- * may still apply it). Throwing from {@code acquire} is treated like a failed future.
+ * {@link ClusterOptions#timeout()}, never retries a decision that missed its deadline, and cancels
+ * its future: a client should then drop the command if it has not sent it yet (one already sent may
+ * still be applied by the store). Throwing from {@code acquire} is treated like a failed future.
  */
 public interface ClusterCounter {
 

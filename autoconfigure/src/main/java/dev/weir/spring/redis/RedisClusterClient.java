@@ -4,21 +4,20 @@ import dev.weir.cluster.ClusterClient;
 import dev.weir.cluster.ClusterCounter;
 import dev.weir.cluster.ClusterDecision;
 import dev.weir.cluster.ClusterLimit;
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.System.Logger.Level;
 import java.math.BigDecimal;
-import java.time.Duration;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -37,7 +36,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * {@code sliding-window.lua} next to this class) reads Redis' clock, drops old buckets, admits and
  * counts, or refuses with a retry-after, atomically; it is sent with {@code EVALSHA}, and once with
  * {@code EVAL} when Redis answers {@code NOSCRIPT} (after a restart or {@code SCRIPT FLUSH}), which
- * loads it again. Every key of a resource carries the resource as its hash tag, so all of them live
+ * loads it again ({@link RedisDecision}). While the connection is down a decision fails at once
+ * rather than wait in Lettuce's buffer, and a decision the engine gave up on is cancelled, so
+ * Lettuce never sends it later to the Redis that comes back. Every key of a resource carries the resource as its hash tag, so all of them live
  * on one Redis Cluster slot.
  *
  * <p>Nothing here blocks a caller: commands are asynchronous on Lettuce's shared connection, and the
@@ -64,6 +65,7 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
   private final ScheduledExecutorService connector;
   private volatile @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands;
   private volatile @Nullable RedisConnection connection;
+  private volatile @Nullable StatefulConnection<byte[], byte[]> statefulConnection;
   private volatile boolean closed;
   private int failedConnects; // connector thread only
 
@@ -122,24 +124,17 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
 
   private CompletableFuture<ClusterDecision> decide(byte[][] keys, byte[] count, byte[] window, int permits) {
     RedisClusterAsyncCommands<byte[], byte[]> async = commands;
+    StatefulConnection<byte[], byte[]> stateful = statefulConnection;
     if (async == null) {
       return CompletableFuture.failedFuture(new IllegalStateException("not connected to Redis yet"));
     }
-    byte[] asked = permits == 1 ? ONE : ascii(Integer.toString(permits));
-    CompletableFuture<List<Long>> reply = async.<List<Long>>evalsha(SHA, ScriptOutputType.MULTI, keys, count, window,
-        BUCKETS, asked).toCompletableFuture();
-    return reply
-        .exceptionallyCompose(failure -> unwrap(failure) instanceof RedisNoScriptException
-            ? async.<List<Long>>eval(SCRIPT, ScriptOutputType.MULTI, keys, count, window, BUCKETS, asked)
-            : CompletableFuture.failedFuture(failure))
-        .thenApply(RedisClusterClient::decision);
-  }
-
-  private static ClusterDecision decision(List<Long> reply) {
-    if (reply.size() != 3) {
-      throw new IllegalStateException("unexpected reply of the Weir script: " + reply);
+    if (stateful != null && !stateful.isOpen()) {
+      // Lettuce would buffer the command until it reconnects and then run it, long after the
+      // caller's deadline: refuse it now instead.
+      return CompletableFuture.failedFuture(new IllegalStateException("disconnected from Redis, reconnecting"));
     }
-    return new ClusterDecision(reply.get(0) == 1L, Math.max(0L, reply.get(1)), Math.max(0L, reply.get(2)));
+    byte[] asked = permits == 1 ? ONE : ascii(Integer.toString(permits));
+    return new RedisDecision(async, keys, new byte[][] {count, window, BUCKETS, asked}).start();
   }
 
   /**
@@ -158,7 +153,12 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
         throw new IllegalStateException("a Lettuce connection, got " + opened.getClass().getName());
       }
       connection = opened;
-      commands = lettuce.getNativeConnection();
+      RedisClusterAsyncCommands<byte[], byte[]> async = lettuce.getNativeConnection();
+      statefulConnection = async instanceof RedisAsyncCommands<byte[], byte[]> standalone
+          ? standalone.getStatefulConnection()
+          : async instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster ? cluster.getStatefulConnection()
+              : null;
+      commands = async;
       LOG.log(Level.INFO, "Weir cluster mode connected to {0}", description());
     } catch (RuntimeException e) {
       if (failedConnects++ == 0) {
@@ -185,15 +185,12 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
     closed = true;
     connector.shutdownNow();
     commands = null;
+    statefulConnection = null;
     RedisConnection opened = connection;
     connection = null;
     if (opened != null) {
       opened.close();
     }
-  }
-
-  private static Throwable unwrap(Throwable failure) {
-    return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
   }
 
   private static byte[] ascii(String text) {

@@ -1,0 +1,191 @@
+package dev.weir.spring.cluster;
+
+import static dev.weir.spring.cluster.ClusterFaults.MARGIN;
+import static dev.weir.spring.cluster.ClusterFaults.await;
+import static dev.weir.spring.cluster.ClusterFaults.awaitConnected;
+import static dev.weir.spring.cluster.ClusterFaults.awaitStoreAdmits;
+import static dev.weir.spring.cluster.ClusterFaults.guarded;
+import static dev.weir.spring.cluster.ClusterFaults.millis;
+import static dev.weir.spring.cluster.ClusterFaults.props;
+import static dev.weir.spring.cluster.ClusterFaults.start;
+import static dev.weir.spring.cluster.ClusterFaults.status;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.CircuitState;
+import dev.weir.ClusterStatus;
+import dev.weir.FlowException;
+import dev.weir.cluster.ClusterLimit;
+import dev.weir.cluster.FallbackReason;
+import dev.weir.spring.cluster.ClusterFaults.Counts;
+import dev.weir.spring.cluster.ClusterFaults.Load;
+import dev.weir.spring.cluster.ClusterFaults.Window;
+import dev.weir.spring.redis.RedisClusterClient;
+import dev.weir.spring.test.RedisServer;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * Faults of the connection rather than of the process: Redis closing the client's connection,
+ * Redis answering with errors, Redis frozen while the application starts or stops.
+ */
+class ClusterFaultConnectionTests {
+
+  private static final Duration TIMEOUT = Duration.ofMillis(50);
+
+  private RedisServer redis;
+
+  @BeforeEach
+  void startRedis() {
+    redis = RedisServer.start();
+  }
+
+  @AfterEach
+  void stopRedis() {
+    redis.close();
+  }
+
+  @Test
+  void aConnectionClosedByRedisIsReopenedAndRedisDecidesAgain() {
+    ConfigurableApplicationContext context = start(redis.port(), props());
+    Load load = null;
+    try {
+      ClusterFaultApplication.Guarded guarded = guarded(context);
+      ClusterStatus status = status(context);
+      awaitConnected(context);
+      awaitStoreAdmits(status, guarded::call);
+
+      Counts initial = Counts.of(status);
+      load = new Load("client-kill", 4, TIMEOUT, guarded::call);
+      ClusterFaults.sleep(200); // load on a healthy Redis
+      Counts atKill = Counts.of(status);
+      Object killed = redis.call("CLIENT", "KILL", "TYPE", "normal"); // every client but this call's own
+      long recovery = await("Redis decides again after its clients were killed",
+          () -> status.admitted() + status.blocked() > atKill.admitted() + atKill.blocked() + 50);
+      ClusterFaults.sleep(100);
+      load.stop();
+      await("the decisions in flight settle", () -> status.inFlight() == 0);
+      Counts run = Counts.of(status).minus(initial);
+      Window all = load.all();
+      System.out.printf("[client-kill] killed %s connections, Redis decided again within %d ms; all{%s} {%s}%n",
+          killed, millis(recovery), all, run);
+
+      assertThat((Long) killed).as("connections Redis closed").isPositive();
+      assertThat(load.unexpected()).as("what callers saw besides FlowException").isEmpty();
+      assertThat(all.maxNanos()).as("the longest call, ns").isLessThanOrEqualTo(TIMEOUT.plus(MARGIN).toNanos());
+      assertThat(run.decisions()).as("one decision per call").isEqualTo(all.attempts());
+    } finally {
+      if (load != null) {
+        load.close();
+      }
+      context.close();
+    }
+  }
+
+  @Test
+  void errorRepliesFallBackWithReasonErrorOpenTheBreakerAndStopOnceTheKeyIsUsableAgain() {
+    ConfigurableApplicationContext context = start(redis.port(), props());
+    try {
+      ClusterFaultApplication.Guarded guarded = guarded(context);
+      ClusterStatus status = status(context);
+      awaitConnected(context);
+      awaitStoreAdmits(status, guarded::call);
+      String key = context.getBean(RedisClusterClient.class)
+          .key(new ClusterLimit(ClusterFaultApplication.RESOURCE, "all", 20, Duration.ofSeconds(1)));
+      assertThat(redis.call("DEL", key)).isEqualTo(1L);
+      assertThat(redis.call("SET", key, "not a hash")).isEqualTo("OK"); // the script's HGETALL fails: WRONGTYPE
+
+      Counts before = Counts.of(status);
+      long longest = 0;
+      for (int i = 0; i < 50; i++) {
+        long start = System.nanoTime();
+        try {
+          guarded.call();
+        } catch (FlowException refused) {
+          // the local limiter's count
+        }
+        longest = Math.max(longest, System.nanoTime() - start);
+      }
+      Counts errors = Counts.of(status).minus(before);
+      System.out.printf("[wrongtype] longest %d ms {%s} last failure: %s%n", millis(longest), errors,
+          status.lastFailure());
+      assertThat(errors.fallbacks(FallbackReason.ERROR)).as("errors before the breaker opened: " + errors)
+          .isGreaterThanOrEqualTo(3);
+      assertThat(errors.fallbacks()).isEqualTo(50);
+      assertThat(status.breakerState()).isEqualTo(CircuitState.OPEN);
+      assertThat(status.lastFailure()).contains("WRONGTYPE");
+      assertThat(longest).as("an error answer is not a wait, ns").isLessThan(TIMEOUT.toNanos());
+
+      redis.call("DEL", key);
+      awaitStoreAdmits(status, guarded::call);
+      assertThat(redis.call("TYPE", key)).isEqualTo("hash");
+    } finally {
+      context.close();
+    }
+  }
+
+  @Test
+  void redisFrozenAtStartupDelaysNeitherTheStartNorAnyCallAndIsUsedOnceItAnswers() {
+    redis.pause(); // the kernel accepts the connection, nothing answers the handshake
+    long starting = System.nanoTime();
+    ConfigurableApplicationContext context = start(redis.port(), props());
+    long startup = System.nanoTime() - starting;
+    try {
+      ClusterFaultApplication.Guarded guarded = guarded(context);
+      ClusterStatus status = status(context);
+      RedisClusterClient client = context.getBean(RedisClusterClient.class);
+
+      Counts before = Counts.of(status);
+      long longest = 0;
+      for (int i = 0; i < 20; i++) {
+        long start = System.nanoTime();
+        try {
+          guarded.call();
+        } catch (FlowException refused) {
+          // the local limiter's count
+        }
+        longest = Math.max(longest, System.nanoTime() - start);
+      }
+      Counts frozen = Counts.of(status).minus(before);
+      assertThat(client.connected()).isFalse();
+      assertThat(frozen.fallbacks()).as("every call fell back: " + frozen).isEqualTo(20);
+      assertThat(longest).as("the longest call, ns").isLessThanOrEqualTo(TIMEOUT.plus(MARGIN).toNanos());
+
+      redis.resume();
+      long connect = await("the client connects once Redis answers", client::connected);
+      awaitStoreAdmits(status, guarded::call);
+      System.out.printf("[frozen-startup] context started in %d ms, longest call %d ms {%s};"
+          + " connected %d ms after SIGCONT%n", millis(startup), millis(longest), frozen, millis(connect));
+    } finally {
+      context.close();
+    }
+  }
+
+  @Test
+  void theApplicationClosesPromptlyWhileRedisIsFrozen() {
+    ConfigurableApplicationContext context = start(redis.port(), props());
+    ClusterFaultApplication.Guarded guarded = guarded(context);
+    ClusterStatus status = status(context);
+    awaitConnected(context);
+    awaitStoreAdmits(status, guarded::call);
+    redis.pause();
+    for (int i = 0; i < 10; i++) {
+      try {
+        guarded.call();
+      } catch (FlowException refused) {
+        // the local limiter's count
+      }
+    }
+    // Their commands stay in Lettuce's stack, sent to the frozen Redis, cancelled and unanswered.
+    assertThat(status.fallbacks(FallbackReason.TIMEOUT)).as("decisions that timed out on the frozen Redis")
+        .isPositive();
+    long closing = System.nanoTime();
+    context.close();
+    long closed = System.nanoTime() - closing;
+    System.out.printf("[frozen-close] closed in %d ms with %d decisions in flight%n", millis(closed),
+        status.inFlight());
+    assertThat(closed).as("closing took, ns").isLessThan(Duration.ofSeconds(5).toNanos());
+  }
+}

@@ -1,0 +1,120 @@
+package dev.weir.spring.cluster;
+
+import static dev.weir.spring.cluster.ClusterFaults.MARGIN;
+import static dev.weir.spring.cluster.ClusterFaults.awaitConnected;
+import static dev.weir.spring.cluster.ClusterFaults.awaitStoreAdmits;
+import static dev.weir.spring.cluster.ClusterFaults.guarded;
+import static dev.weir.spring.cluster.ClusterFaults.millis;
+import static dev.weir.spring.cluster.ClusterFaults.props;
+import static dev.weir.spring.cluster.ClusterFaults.start;
+import static dev.weir.spring.cluster.ClusterFaults.status;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weir.ClusterStatus;
+import dev.weir.Entry;
+import dev.weir.FlowException;
+import dev.weir.Weir;
+import dev.weir.cluster.FallbackReason;
+import dev.weir.spring.cluster.ClusterFaults.Counts;
+import dev.weir.spring.test.RedisServer;
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The {@code allow} and {@code deny} fallbacks while Redis is killed. Each rule's count is chosen so
+ * that neither Redis nor a local limiter could give the outcome asserted: only the fallback can.
+ */
+class ClusterFaultFallbackTests {
+
+  private static final Duration TIMEOUT = Duration.ofMillis(50);
+  private static final int CALLS = 200;
+
+  private RedisServer redis;
+
+  @BeforeEach
+  void startRedis() {
+    redis = RedisServer.start();
+  }
+
+  @AfterEach
+  void stopRedis() {
+    redis.close();
+  }
+
+  @Test
+  void allowLetsEveryCallThroughWhileRedisIsDown() {
+    ConfigurableApplicationContext context = start(redis.port(), props(
+        "weir.cluster.fallback", "allow", "weir.flow[0].count", "1", "weir.flow[0].interval", "10s"));
+    try {
+      ClusterFaultApplication.Guarded guarded = guarded(context);
+      ClusterStatus status = status(context);
+      awaitConnected(context);
+      awaitStoreAdmits(status, guarded::call);
+      assertThatThrownBy(guarded::call).as("Redis enforces the count of 1").isInstanceOf(FlowException.class);
+
+      redis.kill();
+      Counts before = Counts.of(status);
+      int passed = 0;
+      long longest = 0;
+      for (int i = 0; i < CALLS; i++) {
+        long start = System.nanoTime();
+        guarded.call(); // anything thrown fails the test
+        longest = Math.max(longest, System.nanoTime() - start);
+        passed++;
+        LockSupport.parkNanos(1_000_000);
+      }
+      Counts down = Counts.of(status).minus(before);
+      System.out.printf("[allow] %d of %d passed, longest %d ms, {%s}%n", passed, CALLS, millis(longest), down);
+      assertThat(passed).isEqualTo(CALLS);
+      assertThat(longest).as("the longest call, ns").isLessThanOrEqualTo(TIMEOUT.plus(MARGIN).toNanos());
+      assertThat(down.fallbacks()).as("every call fell back: " + down).isEqualTo(CALLS);
+      assertThat(down.admitted() + down.blocked()).isZero();
+      assertThat(down.fallbacks(FallbackReason.BREAKER_OPEN)).isPositive();
+    } finally {
+      context.close();
+    }
+  }
+
+  @Test
+  void denyRefusesEveryCallWithAFlowExceptionWhileRedisIsDown() {
+    ConfigurableApplicationContext context = start(redis.port(), props(
+        "weir.cluster.fallback", "deny", "weir.flow[0].count", "100000", "weir.flow[0].interval", "10s"));
+    try {
+      Weir weir = context.getBean(Weir.class);
+      ClusterStatus status = status(context);
+      awaitConnected(context);
+      awaitStoreAdmits(status, () -> weir.entry(ClusterFaultApplication.RESOURCE).close());
+
+      redis.kill();
+      Counts before = Counts.of(status);
+      int refused = 0;
+      long longest = 0;
+      for (int i = 0; i < CALLS; i++) {
+        long start = System.nanoTime();
+        try (Entry entry = weir.entry(ClusterFaultApplication.RESOURCE)) {
+          throw new AssertionError("call " + i + " passed while Redis is down and the fallback is deny");
+        } catch (FlowException e) {
+          assertThat(e.resource()).isEqualTo(ClusterFaultApplication.RESOURCE);
+          assertThat(e.rule()).isNotNull().satisfies(rule -> assertThat(rule.clusterMode()).isTrue());
+          refused++;
+        }
+        longest = Math.max(longest, System.nanoTime() - start);
+        LockSupport.parkNanos(1_000_000);
+      }
+      Counts down = Counts.of(status).minus(before);
+      System.out.printf("[deny] %d of %d refused, longest %d ms, {%s}%n", refused, CALLS, millis(longest), down);
+      assertThat(refused).isEqualTo(CALLS);
+      assertThat(longest).as("the longest call, ns").isLessThanOrEqualTo(TIMEOUT.plus(MARGIN).toNanos());
+      assertThat(down.fallbacks()).as("every call fell back: " + down).isEqualTo(CALLS);
+      assertThat(down.admitted() + down.blocked()).isZero();
+      assertThat(down.fallbacks(FallbackReason.BREAKER_OPEN)).isPositive();
+    } finally {
+      context.close();
+    }
+  }
+}

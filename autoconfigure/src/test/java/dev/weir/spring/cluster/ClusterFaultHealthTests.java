@@ -1,0 +1,105 @@
+package dev.weir.spring.cluster;
+
+import static dev.weir.spring.cluster.ClusterFaults.await;
+import static dev.weir.spring.cluster.ClusterFaults.awaitConnected;
+import static dev.weir.spring.cluster.ClusterFaults.awaitStoreAdmits;
+import static dev.weir.spring.cluster.ClusterFaults.guarded;
+import static dev.weir.spring.cluster.ClusterFaults.props;
+import static dev.weir.spring.cluster.ClusterFaults.start;
+import static dev.weir.spring.cluster.ClusterFaults.status;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.CircuitState;
+import dev.weir.ClusterStatus;
+import dev.weir.FlowException;
+import dev.weir.spring.actuate.WeirHealthIndicator;
+import dev.weir.spring.test.RedisServer;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The {@code cluster} details of the {@code weir} health contributor through a Redis that is up,
+ * killed, and back: reachability with the error, the breaker, the decisions; the contributor itself
+ * stays {@code UP}.
+ */
+class ClusterFaultHealthTests {
+
+  private RedisServer redis;
+
+  @BeforeEach
+  void startRedis() {
+    redis = RedisServer.start();
+  }
+
+  @AfterEach
+  void stopRedis() {
+    redis.close();
+  }
+
+  @Test
+  void clusterDetailsFollowRedisThroughAKillAndARestart() {
+    // A breaker that stays open long enough to be read; a deadline the first calls of a JVM meet.
+    ConfigurableApplicationContext context = start(redis.port(), props(
+        "weir.cluster.timeout", "100ms", "weir.cluster.open-duration", "2s"));
+    try {
+      ClusterFaultApplication.Guarded guarded = guarded(context);
+      ClusterStatus status = status(context);
+      WeirHealthIndicator indicator = context.getBean("weirHealthIndicator", WeirHealthIndicator.class);
+      awaitConnected(context);
+      awaitStoreAdmits(status, guarded::call);
+
+      Map<String, Object> up = cluster(indicator);
+      assertThat(up).containsEntry("store", "redis 127.0.0.1:" + redis.port())
+          .containsEntry("reachable", true)
+          .containsEntry("breaker", "closed")
+          .containsEntry("fallback", "local")
+          .containsKey("pingMillis")
+          .doesNotContainKey("error");
+      assertThat(map(up.get("decisions")).get("admitted")).isEqualTo(status.admitted());
+
+      redis.kill();
+      Map<String, Object> killed = cluster(indicator);
+      assertThat(killed).containsEntry("reachable", false).containsEntry("breaker", "closed");
+      assertThat((String) killed.get("error")).isNotBlank();
+
+      await("the breaker opens", () -> {
+        try {
+          guarded.call();
+        } catch (FlowException refused) {
+          // the local limiter of 20 per second
+        }
+        return status.breakerState() == CircuitState.OPEN;
+      });
+      Map<String, Object> open = cluster(indicator);
+      System.out.printf("[health] up %s%n  killed %s%n  open %s%n", up, killed, open);
+      assertThat(open).containsEntry("reachable", false).containsEntry("breaker", "open");
+      assertThat((String) open.get("lastFailure")).isNotBlank();
+      assertThat((Long) map(open.get("decisions")).get("fallback")).isGreaterThanOrEqualTo(3L);
+
+      redis.restart();
+      await("health finds Redis reachable again", () -> Boolean.TRUE.equals(cluster(indicator).get("reachable")));
+      awaitStoreAdmits(status, guarded::call);
+      assertThat(cluster(indicator)).containsEntry("reachable", true).containsEntry("breaker", "closed");
+    } finally {
+      context.close();
+    }
+  }
+
+  /** The details under {@code cluster}; the contributor is {@code UP} whatever Redis does. */
+  private static Map<String, Object> cluster(WeirHealthIndicator indicator) {
+    Health health = indicator.health();
+    assertThat(health.getStatus()).isEqualTo(Status.UP);
+    return map(health.getDetails().get("cluster"));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> map(Object value) {
+    assertThat(value).isInstanceOf(Map.class);
+    return (Map<String, Object>) value;
+  }
+}

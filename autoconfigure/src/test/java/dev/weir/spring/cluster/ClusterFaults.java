@@ -1,0 +1,405 @@
+package dev.weir.spring.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.CircuitState;
+import dev.weir.ClusterStatus;
+import dev.weir.FlowException;
+import dev.weir.Weir;
+import dev.weir.cluster.FallbackReason;
+import dev.weir.spring.redis.RedisClusterClient;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * What the cluster fault tests share: an instance of {@link ClusterFaultApplication} on a given
+ * Redis port, bounded waits on real time, the cluster counters as a value, a multi-threaded load
+ * that records every call's outcome and duration, and a sampler of the breaker and of the JVM's
+ * threads.
+ *
+ * <p>These tests run on real time against a real {@code redis-server}: every wait is a bounded poll
+ * of something observable, and every bound on time is one-sided and generous.
+ */
+final class ClusterFaults {
+
+  /** The bound of every wait for something to happen (a connect, a recovery). */
+  static final Duration WAIT = Duration.ofSeconds(10);
+
+  /** What a call may take beyond the decision deadline on a busy 2-core CI machine. */
+  static final Duration MARGIN = Duration.ofMillis(200);
+
+  private ClusterFaults() {
+  }
+
+  /**
+   * Starts an instance on {@code port} with a 50 ms deadline, 3 failures to open the breaker for
+   * 200 ms, and one cluster-mode rule on {@link ClusterFaultApplication#RESOURCE} of 20 per second;
+   * {@code overrides} replace or add properties. Does not wait for the connection.
+   */
+  static ConfigurableApplicationContext start(int port, Map<String, String> overrides) {
+    Map<String, Object> properties = new LinkedHashMap<>();
+    properties.put("spring.main.banner-mode", "off");
+    properties.put("spring.data.redis.host", "127.0.0.1");
+    properties.put("spring.data.redis.port", Integer.toString(port));
+    properties.put("weir.cluster.enabled", "true");
+    properties.put("weir.cluster.key-prefix", "faults");
+    properties.put("weir.cluster.timeout", "50ms");
+    properties.put("weir.cluster.failure-threshold", "3");
+    properties.put("weir.cluster.open-duration", "200ms");
+    properties.put("weir.cluster.fallback", "local");
+    properties.put("weir.flow[0].resource", ClusterFaultApplication.RESOURCE);
+    properties.put("weir.flow[0].count", "20");
+    properties.put("weir.flow[0].interval", "1s");
+    properties.put("weir.flow[0].cluster-mode", "true");
+    properties.putAll(overrides);
+    return new SpringApplicationBuilder(ClusterFaultApplication.class)
+        .web(WebApplicationType.NONE)
+        .properties(properties)
+        .run();
+  }
+
+  static ClusterFaultApplication.Guarded guarded(ConfigurableApplicationContext context) {
+    return context.getBean(ClusterFaultApplication.Guarded.class);
+  }
+
+  static ClusterStatus status(ConfigurableApplicationContext context) {
+    ClusterStatus status = context.getBean(Weir.class).cluster();
+    assertThat(status).as("cluster mode is on").isNotNull();
+    return status;
+  }
+
+  /** Waits until the client opened its connection (in the background). */
+  static void awaitConnected(ConfigurableApplicationContext context) {
+    RedisClusterClient client = context.getBean(RedisClusterClient.class);
+    await("the Redis client connects", client::connected);
+  }
+
+  /**
+   * Calls until the store admitted a call and the breaker is closed: the first decisions of a
+   * fresh JVM (class loading, the first EVAL) may miss a 50 ms deadline and open the breaker.
+   */
+  static void awaitStoreAdmits(ClusterStatus status, Runnable call) {
+    long admitted = status.admitted();
+    await("the store admits a call", () -> {
+      try {
+        call.run();
+      } catch (FlowException refused) {
+        // The fallback or the store refused: try again.
+      }
+      return status.admitted() > admitted && status.breakerState() == CircuitState.CLOSED;
+    });
+  }
+
+  /** Polls {@code condition} every 5 ms for up to {@link #WAIT}; returns the nanoseconds it took. */
+  static long await(String what, BooleanSupplier condition) {
+    long start = System.nanoTime();
+    long deadline = start + WAIT.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError("timed out after " + WAIT.toSeconds() + " s waiting until " + what);
+      }
+      sleep(5); // polling real time: a process, a socket, a background connect
+    }
+    return System.nanoTime() - start;
+  }
+
+  static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted", e);
+    }
+  }
+
+  static long millis(long nanos) {
+    return TimeUnit.NANOSECONDS.toMillis(nanos);
+  }
+
+  /** The SHA-1 Redis names the Weir script by, computed from the script on the classpath. */
+  static String scriptSha() {
+    try (InputStream in = RedisClusterClient.class.getResourceAsStream("sliding-window.lua")) {
+      assertThat(in).as("sliding-window.lua on the classpath").isNotNull();
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(in.readAllBytes()));
+    } catch (IOException | NoSuchAlgorithmException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** The cluster counters at one instant. */
+  record Counts(long admitted, long blocked, long[] byReason) {
+
+    static Counts of(ClusterStatus status) {
+      long[] byReason = new long[FallbackReason.values().length];
+      for (FallbackReason reason : FallbackReason.values()) {
+        byReason[reason.ordinal()] = status.fallbacks(reason);
+      }
+      return new Counts(status.admitted(), status.blocked(), byReason);
+    }
+
+    long fallbacks() {
+      long sum = 0;
+      for (long count : byReason) {
+        sum += count;
+      }
+      return sum;
+    }
+
+    long fallbacks(FallbackReason reason) {
+      return byReason[reason.ordinal()];
+    }
+
+    /** Decisions counted: by the store or by the fallback. */
+    long decisions() {
+      return admitted + blocked + fallbacks();
+    }
+
+    Counts minus(Counts earlier) {
+      long[] difference = new long[byReason.length];
+      for (int i = 0; i < difference.length; i++) {
+        difference[i] = byReason[i] - earlier.byReason[i];
+      }
+      return new Counts(admitted - earlier.admitted, blocked - earlier.blocked, difference);
+    }
+
+    @Override
+    public String toString() {
+      StringBuilder text = new StringBuilder("admitted=" + admitted + " blocked=" + blocked);
+      for (FallbackReason reason : FallbackReason.values()) {
+        text.append(' ').append(reason.name().toLowerCase(java.util.Locale.ROOT)).append('=')
+            .append(byReason[reason.ordinal()]);
+      }
+      return text.toString();
+    }
+  }
+
+  /** Calls of a load, aggregated over a span of its time. */
+  record Window(long attempts, long passed, long blocked, long waited, long maxNanos) {
+
+    @Override
+    public String toString() {
+      return "attempts=" + attempts + " passed=" + passed + " blocked=" + blocked + " waited>=deadline=" + waited
+          + " max=" + millis(maxNanos) + "ms";
+    }
+  }
+
+  /**
+   * Threads that call {@code call} over and over (with a 0.2 ms pause between calls) until stopped,
+   * recording per 10 ms of start time: attempts, passes, {@link FlowException}s, calls that took at
+   * least {@code deadline}, and the longest call. Anything else a call throws is kept.
+   */
+  static final class Load implements AutoCloseable {
+
+    private static final long BUCKET_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final int BUCKETS = 6_000; // a minute
+    private static final long PAUSE_NANOS = 200_000;
+
+    private final long origin = System.nanoTime();
+    private final long deadlineNanos;
+    private final Runnable call;
+    private final List<Thread> threads = new ArrayList<>();
+    private final List<long[][]> records = new ArrayList<>();
+    private final ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
+    private final AtomicLong unexpectedCount = new AtomicLong();
+    private volatile boolean stopping;
+
+    Load(String name, int threadCount, Duration deadline, Runnable call) {
+      this.deadlineNanos = deadline.toNanos();
+      this.call = call;
+      for (int i = 0; i < threadCount; i++) {
+        long[][] record = new long[5][BUCKETS]; // attempts, passed, blocked, waited, max
+        records.add(record);
+        Thread thread = new Thread(() -> run(record), name + "-load-" + i);
+        thread.setDaemon(true);
+        threads.add(thread);
+      }
+      threads.forEach(Thread::start);
+    }
+
+    private void run(long[][] record) {
+      while (!stopping) {
+        long start = System.nanoTime();
+        int outcome;
+        try {
+          call.run();
+          outcome = 1;
+        } catch (FlowException refused) {
+          outcome = 2;
+        } catch (Throwable other) {
+          outcome = 0;
+          if (unexpectedCount.incrementAndGet() <= 20) {
+            unexpected.add(other);
+          }
+        }
+        long took = System.nanoTime() - start;
+        int bucket = (int) Math.min(BUCKETS - 1, (start - origin) / BUCKET_NANOS);
+        record[0][bucket]++;
+        if (outcome != 0) {
+          record[outcome][bucket]++;
+        }
+        if (took >= deadlineNanos) {
+          record[3][bucket]++;
+        }
+        if (took > record[4][bucket]) {
+          record[4][bucket] = took;
+        }
+        LockSupport.parkNanos(PAUSE_NANOS);
+      }
+    }
+
+    /** Nanoseconds since the load started: the time line of {@link #window}. */
+    long now() {
+      return System.nanoTime() - origin;
+    }
+
+    /** Stops the threads and waits for them; after this the records are complete. */
+    void stop() {
+      stopping = true;
+      for (Thread thread : threads) {
+        try {
+          thread.join(WAIT.toMillis());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new AssertionError(e);
+        }
+        assertThat(thread.isAlive()).as(thread.getName() + " stopped").isFalse();
+      }
+    }
+
+    /**
+     * The calls that started in [{@code from}, {@code to}) of {@link #now()}, less those of the
+     * 10 ms records that span either end; call after {@link #stop}.
+     */
+    Window window(long from, long to) {
+      int first = (int) Math.max(0, (from + BUCKET_NANOS - 1) / BUCKET_NANOS);
+      int last = (int) Math.min(BUCKETS, to / BUCKET_NANOS);
+      long attempts = 0;
+      long passed = 0;
+      long blocked = 0;
+      long waited = 0;
+      long max = 0;
+      for (long[][] record : records) {
+        for (int b = first; b < last; b++) {
+          attempts += record[0][b];
+          passed += record[1][b];
+          blocked += record[2][b];
+          waited += record[3][b];
+          max = Math.max(max, record[4][b]);
+        }
+      }
+      return new Window(attempts, passed, blocked, waited, max);
+    }
+
+    /** Every call; call after {@link #stop}. */
+    Window all() {
+      return window(0, BUCKETS * BUCKET_NANOS);
+    }
+
+    /** What calls threw besides {@link FlowException} (the first 20). */
+    List<Throwable> unexpected() {
+      return List.copyOf(unexpected);
+    }
+
+    long unexpectedCount() {
+      return unexpectedCount.get();
+    }
+
+    @Override
+    public void close() {
+      stopping = true;
+    }
+  }
+
+  /** Samples the breaker, the decisions in flight and the JVM's live threads; on the calling thread. */
+  static final class Sampler {
+
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+    private final ClusterStatus status;
+    boolean openSeen;
+    boolean closedSeen;
+    int maxInFlight;
+    int maxThreads;
+    long samples;
+
+    Sampler(ClusterStatus status) {
+      this.status = status;
+    }
+
+    static int liveThreads() {
+      return THREADS.getThreadCount();
+    }
+
+    void sample() {
+      CircuitState state = status.breakerState();
+      openSeen |= state == CircuitState.OPEN;
+      closedSeen |= state == CircuitState.CLOSED;
+      maxInFlight = Math.max(maxInFlight, status.inFlight());
+      maxThreads = Math.max(maxThreads, liveThreads());
+      samples++;
+    }
+
+    /** Samples about every millisecond for {@code duration}. */
+    void sampleFor(Duration duration) {
+      long end = System.nanoTime() + duration.toNanos();
+      while (System.nanoTime() - end < 0) {
+        sample();
+        LockSupport.parkNanos(1_000_000);
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "openSeen=" + openSeen + " closedSeen=" + closedSeen + " maxInFlight=" + maxInFlight + " maxThreads="
+          + maxThreads + " samples=" + samples;
+    }
+  }
+
+  /** Closes what a test opened, the first failure first, the others suppressed. */
+  static void closeAll(AutoCloseable... closeables) {
+    RuntimeException failure = null;
+    for (AutoCloseable closeable : closeables) {
+      if (closeable == null) {
+        continue;
+      }
+      try {
+        closeable.close();
+      } catch (Exception e) {
+        if (failure == null) {
+          failure = new IllegalStateException("closing " + closeable, e);
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  static Map<String, String> props(String... keyValues) {
+    Map<String, String> map = new LinkedHashMap<>();
+    for (int i = 0; i < keyValues.length; i += 2) {
+      map.put(keyValues[i], keyValues[i + 1]);
+    }
+    return map;
+  }
+}
