@@ -1,0 +1,97 @@
+package dev.weir;
+
+import dev.weir.cluster.ClusterClient;
+import dev.weir.cluster.ClusterCounter;
+import dev.weir.cluster.ClusterDecision;
+import dev.weir.cluster.ClusterLimit;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntPredicate;
+
+/**
+ * A stand-in for the cluster store, which is outside Weir (Redis in production): it counts in
+ * memory per limit, or fails, throws or never answers, as the test scripts it.
+ */
+final class ScriptedClusterStore implements ClusterClient {
+
+  enum Mode {
+    /** Admits while the limit's count holds, refusing with {@link #retryAfterMillis}. */
+    COUNT,
+    /** Answers with a failed future. */
+    FAIL,
+    /** Throws from {@code acquire}. */
+    THROW,
+    /** Returns a future that only the test completes. */
+    HANG
+  }
+
+  volatile Mode mode = Mode.COUNT;
+  /** Acquires (numbered from 1) that fail whatever the mode. */
+  volatile IntPredicate failing = n -> false;
+  volatile long retryAfterMillis = 250;
+
+  final List<ClusterLimit> limits = new CopyOnWriteArrayList<>();
+  final AtomicInteger acquires = new AtomicInteger();
+  final Queue<CompletableFuture<ClusterDecision>> hanging = new ConcurrentLinkedQueue<>();
+  private final Map<List<Object>, long[]> counts = new ConcurrentHashMap<>();
+
+  @Override
+  public ClusterCounter counter(ClusterLimit limit) {
+    limits.add(limit);
+    long[] count = counts.computeIfAbsent(List.of(limit.resource(), limit.scope(), limit.interval()), key -> new long[1]);
+    return permits -> {
+      int n = acquires.incrementAndGet();
+      if (failing.test(n)) {
+        return CompletableFuture.failedFuture(new IllegalStateException("store failed acquire " + n));
+      }
+      return switch (mode) {
+        case COUNT -> CompletableFuture.completedFuture(decide(count, limit.count(), permits));
+        case FAIL -> CompletableFuture.failedFuture(new IllegalStateException("store down"));
+        case THROW -> throw new IllegalStateException("client broken");
+        case HANG -> {
+          CompletableFuture<ClusterDecision> future = new CompletableFuture<>();
+          hanging.add(future);
+          yield future;
+        }
+      };
+    };
+  }
+
+  private ClusterDecision decide(long[] count, double limit, int permits) {
+    synchronized (count) {
+      if (count[0] + permits <= limit) {
+        count[0] += permits;
+        return new ClusterDecision(true, (long) (limit - count[0]), 0);
+      }
+      return new ClusterDecision(false, Math.max(0, (long) (limit - count[0])), retryAfterMillis);
+    }
+  }
+
+  /** Returns what the store has counted for {@code resource}'s limit of scope {@code all} over 1 s. */
+  long counted(String resource) {
+    long[] count = counts.get(List.of(resource, "all", java.time.Duration.ofSeconds(1)));
+    return count == null ? 0 : count[0];
+  }
+
+  /** Futures of HANG mode not yet completed or cancelled. */
+  long outstanding() {
+    return hanging.stream().filter(future -> !future.isDone()).count();
+  }
+
+  @Override
+  public CompletableFuture<?> ping() {
+    return mode == Mode.COUNT ? CompletableFuture.completedFuture("PONG")
+        : CompletableFuture.failedFuture(new IllegalStateException("store down"));
+  }
+
+  @Override
+  public String description() {
+    return "scripted store";
+  }
+}
