@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Cluster mode against Redis on loopback, one command: builds weir-benchmarks, starts its own
+# redis-server on a free port (no persistence; stopped on exit), then measures the same Lua script
+#   1. with redis-benchmark (EVALSHA, -c 16 and 64, unpipelined and -P 16),
+#   2. from one JVM with JMH (ClusterDecisionBenchmark: a guarded call through the engine, and the
+#      Redis client alone; -t 16 and 64; throughput, then sampled percentiles),
+#   3. at a fixed 1000 calls per second (FixedRateLatency: p99 with the rule in Redis minus p99 with
+#      the same rule local),
+# and writes benchmarks/results/cluster.md. Never part of the test command.
+#
+#   benchmarks/cluster.sh
+# Overrides (environment): FORKS (1), WARMUP_ITERATIONS (2), WARMUP_TIME (2s), ITERATIONS (3),
+# TIME (2s), THREADS ("16 64"), REQUESTS (redis-benchmark -n, 200000), FIXED_SECONDS (20),
+# JAVA (java), WEIR_TARGET (build folder, target-bench), SKIP_BUILD=1, OUT (results/cluster.md).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+root=$(pwd)
+forks=${FORKS:-1}
+wi=${WARMUP_ITERATIONS:-2}
+w=${WARMUP_TIME:-2s}
+i=${ITERATIONS:-3}
+r=${TIME:-2s}
+threads=${THREADS:-16 64}
+requests=${REQUESTS:-200000}
+fixed_seconds=${FIXED_SECONDS:-20}
+java=${JAVA:-java}
+target=${WEIR_TARGET:-target-bench}
+out=${OUT:-$root/benchmarks/results/cluster.md}
+jar=$root/benchmarks/$target/weir-benchmarks.jar
+script=$root/autoconfigure/src/main/resources/dev/weir/spring/redis/sliding-window.lua
+
+command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null || {
+  echo "needs redis-server and redis-benchmark (Debian: apt-get install redis-server)" >&2; exit 1; }
+
+if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
+  mvn -B -ntp -pl benchmarks -am -DskipTests "-Dweir.target=$target" package
+fi
+[[ -f "$jar" ]] || { echo "no benchmark jar at $jar" >&2; exit 1; }
+
+work=$(mktemp -d)
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --daemonize no >"$work/redis.log" 2>&1 &
+redis_pid=$!
+trap 'kill "$redis_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+for _ in $(seq 100); do
+  redis-cli -p "$port" ping >/dev/null 2>&1 && break
+  sleep 0.1
+done
+redis-cli -p "$port" ping >/dev/null
+
+# The script exactly as Weir sends it; the same key layout and arguments (a count no run reaches).
+sha=$(redis-cli -p "$port" -x SCRIPT LOAD < "$script")
+key='bench:{redis-benchmark}:flow:all:1000ms'
+: > "$work/redis-benchmark.csv"
+for c in $threads; do
+  for p in 1 16; do
+    line=$(redis-benchmark -h 127.0.0.1 -p "$port" -n "$requests" -c "$c" -P "$p" --csv \
+      EVALSHA "$sha" 1 "$key" 2000000000 1000 10 1 | sed -n 2p)
+    echo "$c,$p,$line" >> "$work/redis-benchmark.csv"
+  done
+done
+
+params="-f $forks -wi $wi -w $w -i $i -r $r -p port=$port"
+for t in $threads; do
+  # shellcheck disable=SC2086 # params is a word list
+  "$java" -jar "$jar" ClusterDecisionBenchmark $params -t "$t" -bm thrpt -rf json -rff "$work/thrpt-t$t.json"
+  # shellcheck disable=SC2086
+  "$java" -jar "$jar" ClusterDecisionBenchmark $params -t "$t" -bm sample -tu us -rf json -rff "$work/sample-t$t.json"
+done
+
+"$java" -cp "$jar" dev.weir.benchmarks.cluster.FixedRateLatency "$port" "$fixed_seconds" 5 > "$work/fixed.txt"
+
+python3 - "$work" "$out" "$java" "$params" "$threads" "$requests" "$fixed_seconds" <<'PY'
+import csv, datetime, json, os, platform, subprocess, sys
+work, out, java, params, threads, requests, fixed_seconds = sys.argv[1:]
+threads = threads.split()
+
+def cpu():
+    for line in open('/proc/cpuinfo'):
+        if line.startswith('model name'):
+            return line.split(':', 1)[1].strip()
+    return platform.processor()
+
+jdk = subprocess.run([java, '-version'], capture_output=True, text=True).stderr.splitlines()[0]
+redis = subprocess.run(['redis-server', '--version'], capture_output=True, text=True).stdout.strip()
+rev = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()
+
+rows = []   # (source, threads, pipeline, ops/s, p50 ms, p99 ms)
+for rec in csv.reader(open(os.path.join(work, 'redis-benchmark.csv'))):
+    c, p, _test, rps, _avg, _min, p50, _p95, p99, _max = rec
+    rows.append(('redis-benchmark EVALSHA', c, f'-P {p}', float(rps), float(p50), float(p99)))
+best_p16 = {r[1]: r[3] for r in rows if r[2] == '-P 16'}
+for t in threads:
+    thrpt = {b['benchmark'].rsplit('.', 1)[1]: b for b in json.load(open(os.path.join(work, f'thrpt-t{t}.json')))}
+    sample = {b['benchmark'].rsplit('.', 1)[1]: b for b in json.load(open(os.path.join(work, f'sample-t{t}.json')))}
+    for name, label in (('engineEntry', 'Weir: weir.entry + close, rule in Redis'), ('clientOnly', 'Weir: Redis client alone')):
+        ops = thrpt[name]['primaryMetric']['score']
+        pct = sample[name]['primaryMetric']['scorePercentiles']
+        rows.append((label, t, 'one call per thread', ops, pct['50.0'] / 1000, pct['99.0'] / 1000))
+
+fixed = {}
+for line in open(os.path.join(work, 'fixed.txt')):
+    parts = line.split()
+    if len(parts) == 7:
+        fixed[parts[0]] = [float(x) for x in parts[2:]]
+
+lines = []
+lines.append('# Cluster mode: decisions per second and latency against Redis on loopback')
+lines.append('')
+lines.append(f'- Machine: {cpu()}, {os.cpu_count()} cores (`nproc`), {platform.system()} {platform.release()}; '
+             'the JVM and redis-server share these cores')
+lines.append(f'- JDK: {jdk}')
+lines.append(f'- Redis: {redis}')
+lines.append(f'- Date: {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC; Weir revision {rev}')
+lines.append(f'- Command: `benchmarks/cluster.sh` (JMH `ClusterDecisionBenchmark {params} -t {{{",".join(threads)}}}`, '
+             f'`-bm thrpt` then `-bm sample`; redis-benchmark `-n {requests} -c {{{",".join(threads)}}} -P {{1,16}}`; '
+             f'FixedRateLatency {fixed_seconds} s after 5 s warm-up)')
+lines.append('')
+lines.append('The same Lua script, key layout and arguments in every row. redis-benchmark runs from its own '
+             'process with `-c` connections; Weir runs from one JVM with `-t` calling threads on one shared '
+             'Lettuce connection (its commands are pipelined by Lettuce).')
+lines.append('')
+lines.append('| what | threads / connections | pipelining | decisions/s | p50 (ms) | p99 (ms) |')
+lines.append('|---|---:|---|---:|---:|---:|')
+for src, t, p, ops, p50, p99 in rows:
+    lines.append(f'| {src} | {t} | {p} | {ops:,.0f} | {p50:.3f} | {p99:.3f} |')
+lines.append('')
+lines.append('## Goals')
+lines.append('')
+lines.append('| goal | measured | |')
+lines.append('|---|---|---|')
+for t in threads:
+    weir = next(r[3] for r in rows if r[0].startswith('Weir: weir.entry') and r[1] == t)
+    ratio = weir / best_p16[t]
+    lines.append(f'| ≥ 50% of redis-benchmark -P 16 ({t}) | {weir:,.0f} / {best_p16[t]:,.0f} = {ratio:.0%} | '
+                 f'{"met" if ratio >= 0.5 else "missed"} |')
+if 'redis' in fixed and 'local' in fixed:
+    added = (fixed['redis'][2] - fixed['local'][2]) / 1000
+    lines.append(f'| ≤ 1 ms added p99 at 1000 calls/s | p99 {fixed["redis"][2] / 1000:.3f} ms in Redis − '
+                 f'{fixed["local"][2] / 1000:.3f} ms local = {added:.3f} ms | {"met" if added <= 1 else "missed"} |')
+    lines.append('')
+    lines.append('Fixed rate, 1000 calls/s (µs from the scheduled start): ')
+    lines.append('')
+    lines.append('| rule | p50 | p90 | p99 | p99.9 | max |')
+    lines.append('|---|---:|---:|---:|---:|---:|')
+    for k in ('local', 'redis'):
+        v = fixed[k]
+        lines.append(f'| {k} | {v[0]:.1f} | {v[1]:.1f} | {v[2]:.1f} | {v[3]:.1f} | {v[4]:.1f} |')
+open(out, 'w').write('\n'.join(lines) + '\n')
+print('\n'.join(lines))
+PY
+echo "Table: $out"
