@@ -22,8 +22,6 @@ import dev.weir.spring.cluster.ClusterFaults.Window;
 import dev.weir.spring.redis.RedisClusterClient;
 import dev.weir.spring.test.RedisServer;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -31,21 +29,10 @@ import org.springframework.context.ConfigurableApplicationContext;
  * Faults of the connection rather than of the process: Redis closing the client's connection,
  * Redis answering with errors, Redis frozen while the application starts or stops.
  */
-class ClusterFaultConnectionTests {
+class ClusterFaultConnectionTests extends WithRedisServer {
 
   private static final Duration TIMEOUT = Duration.ofMillis(50);
 
-  private RedisServer redis;
-
-  @BeforeEach
-  void startRedis() {
-    redis = RedisServer.start();
-  }
-
-  @AfterEach
-  void stopRedis() {
-    redis.close();
-  }
 
   @Test
   void aConnectionClosedByRedisIsReopenedAndRedisDecidesAgain() {

@@ -15,8 +15,6 @@ import dev.weir.FlowException;
 import dev.weir.spring.actuate.WeirHealthIndicator;
 import dev.weir.spring.test.RedisServer;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
@@ -27,19 +25,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * killed, and back: reachability with the error, the breaker, the decisions; the contributor itself
  * stays {@code UP}.
  */
-class ClusterFaultHealthTests {
-
-  private RedisServer redis;
-
-  @BeforeEach
-  void startRedis() {
-    redis = RedisServer.start();
-  }
-
-  @AfterEach
-  void stopRedis() {
-    redis.close();
-  }
+class ClusterFaultHealthTests extends WithRedisServer {
 
   @Test
   void clusterDetailsFollowRedisThroughAKillAndARestart() {

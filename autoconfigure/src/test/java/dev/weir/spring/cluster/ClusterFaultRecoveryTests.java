@@ -24,8 +24,6 @@ import dev.weir.spring.test.RedisServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -35,19 +33,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * test checks that Redis decides again afterwards, from the counts it then has, and that no caller
  * sees anything but the rule's {@code FlowException}.
  */
-class ClusterFaultRecoveryTests {
-
-  private RedisServer redis;
-
-  @BeforeEach
-  void startRedis() {
-    redis = RedisServer.start();
-  }
-
-  @AfterEach
-  void stopRedis() {
-    redis.close();
-  }
+class ClusterFaultRecoveryTests extends WithRedisServer {
 
   @Test
   void scriptFlushIsAnsweredByEvalAndLeavesTheCountAndTheDecisionsToRedis() {

@@ -1,7 +1,6 @@
 package dev.weir.spring.cluster;
 
 import static dev.weir.spring.cluster.ClusterFaults.MARGIN;
-import static dev.weir.spring.cluster.ClusterFaults.await;
 import static dev.weir.spring.cluster.ClusterFaults.awaitConnected;
 import static dev.weir.spring.cluster.ClusterFaults.awaitStoreAdmits;
 import static dev.weir.spring.cluster.ClusterFaults.guarded;
@@ -15,12 +14,11 @@ import dev.weir.ClusterStatus;
 import dev.weir.cluster.FallbackReason;
 import dev.weir.spring.cluster.ClusterFaults.Counts;
 import dev.weir.spring.cluster.ClusterFaults.Load;
+import dev.weir.spring.cluster.ClusterFaults.Recovery;
 import dev.weir.spring.cluster.ClusterFaults.Sampler;
 import dev.weir.spring.cluster.ClusterFaults.Window;
 import dev.weir.spring.test.RedisServer;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -35,22 +33,11 @@ import org.springframework.context.ConfigurableApplicationContext;
  * the fallback), the breaker keeps most calls away from a dead Redis, and Redis decides again once
  * it is back.
  */
-class ClusterFaultTests {
+class ClusterFaultTests extends WithRedisServer {
 
   private static final Duration TIMEOUT = Duration.ofMillis(50);
   private static final Duration OPEN = Duration.ofMillis(200);
 
-  private RedisServer redis;
-
-  @BeforeEach
-  void startRedis() {
-    redis = RedisServer.start();
-  }
-
-  @AfterEach
-  void stopRedis() {
-    redis.close();
-  }
 
   @Test
   void redisKilledMidRunFallsBackToTheLocalLimiterWithinTheDeadlineAndRecoversAfterARestart() {
@@ -80,17 +67,11 @@ class ClusterFaultTests {
       long restartFrom = load.now();
       redis.restart();
       long restarted = load.now();
-      long recoveryNanos = await("Redis admits again after its restart", () -> status.admitted() > outageEnd.admitted());
-      long recovered = load.now();
-      Sampler after = new Sampler(status);
-      await("the breaker is closed after the recovery", () -> {
-        after.sample();
-        return after.closedSeen;
-      });
-      after.sampleFor(Duration.ofMillis(200));
-      load.stop();
-      await("the decisions in flight settle", () -> status.inFlight() == 0);
-      Counts end = Counts.of(status);
+      Recovery recovery = Recovery.after("its restart", status, load, outageEnd);
+      long recoveryNanos = recovery.nanos();
+      long recovered = recovery.at();
+      Sampler after = recovery.sampler();
+      Counts end = recovery.end();
 
       Window all = load.all();
       Window normal = load.window(0, killFrom);
@@ -166,17 +147,11 @@ class ClusterFaultTests {
 
       long resumeFrom = load.now();
       redis.resume();
-      long recoveryNanos = await("Redis admits again after SIGCONT", () -> status.admitted() > frozenEnd.admitted());
-      long recovered = load.now();
-      Sampler after = new Sampler(status);
-      await("the breaker is closed after the recovery", () -> {
-        after.sample();
-        return after.closedSeen;
-      });
-      after.sampleFor(Duration.ofMillis(200));
-      load.stop();
-      await("the decisions in flight settle", () -> status.inFlight() == 0);
-      Counts end = Counts.of(status);
+      Recovery recovery = Recovery.after("SIGCONT", status, load, frozenEnd);
+      long recoveryNanos = recovery.nanos();
+      long recovered = recovery.at();
+      Sampler after = recovery.sampler();
+      Counts end = recovery.end();
 
       Window all = load.all();
       Window stopped = load.window(paused, resumeFrom);
@@ -199,7 +174,8 @@ class ClusterFaultTests {
       assertThat(frozen.openSeen).as("the breaker was seen open").isTrue();
       assertThat(during.admitted() + during.blocked()).as("decided by a frozen Redis").isZero();
       assertThat(during.fallbacks(FallbackReason.BREAKER_OPEN)).as("kept away by the open breaker").isPositive();
-      // Only a call holding one of the in-flight slots can wait; the slots stay taken while Redis is frozen.
+      // Calls wait the deadline only until the breaker opens (failure-threshold timeouts, among calls
+      // already waiting, at most max-in-flight of them) and as its probes.
       assertThat(stopped.waited()).as("calls that waited the deadline while Redis was frozen")
           .isLessThanOrEqualTo(2L * maxInFlight);
       assertThat(stopped.attempts()).isGreaterThan(10 * stopped.waited());

@@ -329,6 +329,32 @@ final class ClusterFaults {
   }
 
   /** Samples the breaker, the decisions in flight and the JVM's live threads; on the calling thread. */
+  /**
+   * The end of a fault, under load: Redis admits again (beyond {@code before}), the breaker is seen
+   * closed, 200 ms more are sampled, the load stops and the decisions in flight settle.
+   *
+   * @param nanos from the call to {@link #after} to the first admission by Redis
+   * @param at the load's clock at that admission
+   * @param sampler what was sampled from then on
+   * @param end the counts once everything settled
+   */
+  record Recovery(long nanos, long at, Sampler sampler, Counts end) {
+
+    static Recovery after(String event, ClusterStatus status, Load load, Counts before) {
+      long nanos = await("Redis admits again after " + event, () -> status.admitted() > before.admitted());
+      long at = load.now();
+      Sampler sampler = new Sampler(status);
+      await("the breaker is closed after the recovery", () -> {
+        sampler.sample();
+        return sampler.closedSeen;
+      });
+      sampler.sampleFor(Duration.ofMillis(200));
+      load.stop();
+      await("the decisions in flight settle", () -> status.inFlight() == 0);
+      return new Recovery(nanos, at, sampler, Counts.of(status));
+    }
+  }
+
   static final class Sampler {
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
