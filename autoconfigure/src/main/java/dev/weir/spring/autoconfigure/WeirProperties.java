@@ -51,13 +51,13 @@ public class WeirProperties {
   /** Flow rules: rate (qps) and concurrency (threads) limits. */
   private List<Flow> flow = new ArrayList<>();
 
-  /** Circuit breakers. Not supported by this version: setting any stops the start. */
+  /** Circuit breakers: slow-call ratio, error ratio or error count over a statistics interval. */
   private List<Degrade> degrade = new ArrayList<>();
 
-  /** Hot-parameter limits. Not supported by this version: setting any stops the start. */
+  /** Hot-parameter limits: a rate per value of one argument of the guarded method. */
   private List<ParamFlow> paramFlow = new ArrayList<>();
 
-  /** Caller allow and deny lists. Not supported by this version: setting any stops the start. */
+  /** Caller allow and deny lists, by origin. */
   private List<Authority> authority = new ArrayList<>();
 
   private final SystemLimits system = new SystemLimits();

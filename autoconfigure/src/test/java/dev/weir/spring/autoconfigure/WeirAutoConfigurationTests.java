@@ -215,6 +215,10 @@ class WeirAutoConfigurationTests {
           "weir.cluster.failure-threshold", "weir.cluster.open-duration", "weir.cluster.max-in-flight",
           "weir.metrics.tags");
       assertThat(properties.get("weir.cluster.max-in-flight").get("defaultValue")).isEqualTo(256);
+      assertThat(properties.values()).as("every key is supported now")
+          .allSatisfy(property -> assertThat(String.valueOf(property.get("description")))
+              .doesNotContainIgnoringCase("not supported"));
+      assertThat(properties.get("weir.degrade").get("description")).asString().startsWith("Circuit breakers");
       assertThat(properties.get("weir.web.origin-header").get("description")).asString()
           .startsWith("Request header that carries the caller's origin");
       assertThat(properties.get("weir.max-resources").get("defaultValue")).isEqualTo(6000);
