@@ -6,13 +6,15 @@
 #      Redis client alone; -t 16 and 64; throughput, then sampled percentiles),
 #   3. at a fixed 1000 calls per second (FixedRateLatency: p99 with the rule in Redis minus p99 with
 #      the same rule local, median of rounds that alternate the two and Lettuce's own PING),
-# and writes benchmarks/results/cluster.md. Never part of the test command.
+# and writes benchmarks/results/cluster.md, with Redis' own CPU time per decision in each phase
+# (INFO cpu / commandstats), which tells whether redis-server's one thread is the limit. Never part
+# of the test command. On a small machine the JVM and redis-server share the cores.
 #
-#   benchmarks/cluster.sh
+#   flock /tmp/jmh.lock benchmarks/cluster.sh    # about 4 minutes
 # Overrides (environment): FORKS (1), WARMUP_ITERATIONS (2), WARMUP_TIME (2s), ITERATIONS (3),
 # TIME (2s), THREADS ("16 64"), REQUESTS (redis-benchmark -n, 200000), FIXED_SECONDS (per round, 10),
 # FIXED_ROUNDS (3),
-# JAVA (java), WEIR_TARGET (build folder, target-bench), SKIP_BUILD=1, OUT (results/cluster.md).
+# JAVA (java), WEIR_TARGET (build folder, target-clbench), SKIP_BUILD=1, OUT (results/cluster.md).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -27,10 +29,16 @@ requests=${REQUESTS:-200000}
 fixed_seconds=${FIXED_SECONDS:-10}
 fixed_rounds=${FIXED_ROUNDS:-3}
 java=${JAVA:-java}
-target=${WEIR_TARGET:-target-bench}
+target=${WEIR_TARGET:-target-clbench}
 out=${OUT:-$root/benchmarks/results/cluster.md}
 jar=$root/benchmarks/$target/weir-benchmarks.jar
-script=$root/autoconfigure/src/main/resources/dev/weir/spring/redis/sliding-window.lua
+
+# The exact command, with the overrides that were set.
+command=benchmarks/cluster.sh
+for var in FORKS WARMUP_ITERATIONS WARMUP_TIME ITERATIONS TIME THREADS REQUESTS FIXED_SECONDS FIXED_ROUNDS JAVA \
+    WEIR_TARGET SKIP_BUILD OUT; do
+  if [[ -n "${!var:-}" ]]; then command="$var=\"${!var}\" $command"; fi
+done
 
 command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null || {
   echo "needs redis-server and redis-benchmark (Debian: apt-get install redis-server)" >&2; exit 1; }
@@ -41,6 +49,10 @@ fi
 [[ -f "$jar" ]] || { echo "no benchmark jar at $jar" >&2; exit 1; }
 
 work=$(mktemp -d)
+# The script as the JVM sends it: the copy in the jar (the source's only if the jar has none).
+script=$work/sliding-window.lua
+unzip -p "$jar" dev/weir/spring/redis/sliding-window.lua > "$script" 2>/dev/null && [[ -s "$script" ]] \
+  || cp "$root/autoconfigure/src/main/resources/dev/weir/spring/redis/sliding-window.lua" "$script"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --daemonize no >"$work/redis.log" 2>&1 &
 redis_pid=$!
@@ -51,22 +63,36 @@ for _ in $(seq 100); do
 done
 redis-cli -p "$port" ping >/dev/null
 
+# Redis' CPU seconds (user + sys), EVALSHA calls and read events so far, before and after each phase.
+mark() {
+  redis-cli -p "$port" INFO all | tr -d '\r' | awk -F'[:,=]' -v m="$1" -v n="$2" '
+    /^used_cpu_(sys|user):/ { cpu += $2 }
+    /^cmdstat_evalsha:/ { calls = $3 }
+    /^total_reads_processed:/ { reads = $2 }
+    END { printf "%s %s %.6f %d %d\n", m, n, cpu, calls, reads }' >> "$work/redis-stats.txt"
+}
+: > "$work/redis-stats.txt"
+
 # The script exactly as Weir sends it; the same key layout and arguments (a count no run reaches).
 sha=$(redis-cli -p "$port" -x SCRIPT LOAD < "$script")
 key='bench:{redis-benchmark}:flow:all:1000ms'
 : > "$work/redis-benchmark.csv"
 for c in $threads; do
   for p in 1 16; do
+    mark begin "rb-c$c-P$p"
     line=$(redis-benchmark -h 127.0.0.1 -p "$port" -n "$requests" -c "$c" -P "$p" --csv \
       EVALSHA "$sha" 1 "$key" 2000000000 1000 10 1 | sed -n 2p)
+    mark end "rb-c$c-P$p"
     echo "$c,$p,$line" >> "$work/redis-benchmark.csv"
   done
 done
 
 params="-f $forks -wi $wi -w $w -i $i -r $r -p port=$port"
 for t in $threads; do
+  mark begin "jmh-t$t"
   # shellcheck disable=SC2086 # params is a word list
   "$java" -jar "$jar" ClusterDecisionBenchmark $params -t "$t" -bm thrpt -rf json -rff "$work/thrpt-t$t.json"
+  mark end "jmh-t$t"
   # shellcheck disable=SC2086
   "$java" -jar "$jar" ClusterDecisionBenchmark $params -t "$t" -bm sample -tu us -rf json -rff "$work/sample-t$t.json"
 done
@@ -74,10 +100,25 @@ done
 "$java" -cp "$jar" dev.weir.benchmarks.cluster.FixedRateLatency "$port" "$fixed_seconds" "$fixed_rounds" 5 \
   > "$work/fixed.txt"
 
-python3 - "$work" "$out" "$java" "$params" "$threads" "$requests" "$fixed_seconds" "$fixed_rounds" <<'PY'
+python3 - "$work" "$out" "$java" "$params" "$threads" "$requests" "$fixed_seconds" "$fixed_rounds" "$command" <<'PY'
 import csv, datetime, json, os, platform, subprocess, sys
-work, out, java, params, threads, requests, fixed_seconds, fixed_rounds = sys.argv[1:]
+work, out, java, params, threads, requests, fixed_seconds, fixed_rounds, command = sys.argv[1:]
 threads = threads.split()
+
+# Redis CPU microseconds per EVALSHA, and EVALSHA per read event, in each phase.
+marks = {}
+for line in open(os.path.join(work, 'redis-stats.txt')):
+    when, phase, cpu, calls, reads = line.split()
+    marks.setdefault(phase, {})[when] = (float(cpu), int(calls), int(reads))
+def redis_us(phase):
+    m = marks.get(phase, {})
+    if 'begin' not in m or 'end' not in m:
+        return None
+    calls = m['end'][1] - m['begin'][1]
+    reads = m['end'][2] - m['begin'][2]
+    if not calls or not reads:
+        return None
+    return ((m['end'][0] - m['begin'][0]) * 1e6 / calls, calls / reads)
 
 def cpu():
     for line in open('/proc/cpuinfo'):
@@ -89,10 +130,10 @@ jdk = subprocess.run([java, '-version'], capture_output=True, text=True).stderr.
 redis = subprocess.run(['redis-server', '--version'], capture_output=True, text=True).stdout.strip()
 rev = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()
 
-rows = []   # (source, threads, pipeline, ops/s, p50 ms, p99 ms)
+rows = []   # (source, threads, pipeline, ops/s, p50 ms, p99 ms, Redis CPU us per decision)
 for rec in csv.reader(open(os.path.join(work, 'redis-benchmark.csv'))):
     c, p, _test, rps, _avg, _min, p50, _p95, p99, _max = rec
-    rows.append(('redis-benchmark EVALSHA', c, f'-P {p}', float(rps), float(p50), float(p99)))
+    rows.append(('redis-benchmark EVALSHA', c, f'-P {p}', float(rps), float(p50), float(p99), redis_us(f'rb-c{c}-P{p}')))
 best_p16 = {r[1]: r[3] for r in rows if r[2] == '-P 16'}
 for t in threads:
     thrpt = {b['benchmark'].rsplit('.', 1)[1]: b for b in json.load(open(os.path.join(work, f'thrpt-t{t}.json')))}
@@ -100,7 +141,7 @@ for t in threads:
     for name, label in (('engineEntry', 'Weir: weir.entry + close, rule in Redis'), ('clientOnly', 'Weir: Redis client alone')):
         ops = thrpt[name]['primaryMetric']['score']
         pct = sample[name]['primaryMetric']['scorePercentiles']
-        rows.append((label, t, 'one call per thread', ops, pct['50.0'] / 1000, pct['99.0'] / 1000))
+        rows.append((label, t, 'one call per thread', ops, pct['50.0'] / 1000, pct['99.0'] / 1000, redis_us(f'jmh-t{t}')))
 
 fixed_rounds_rows = []
 fixed = {}
@@ -119,18 +160,24 @@ lines.append(f'- Machine: {cpu()}, {os.cpu_count()} cores (`nproc`), {platform.s
 lines.append(f'- JDK: {jdk}')
 lines.append(f'- Redis: {redis}')
 lines.append(f'- Date: {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC; Weir revision {rev}')
-lines.append(f'- Command: `benchmarks/cluster.sh` (JMH `ClusterDecisionBenchmark {params} -t {{{",".join(threads)}}}`, '
+lines.append(f'- Command: `{command}` (JMH `ClusterDecisionBenchmark {params} -t {{{",".join(threads)}}}`, '
              f'`-bm thrpt` then `-bm sample`; redis-benchmark `-n {requests} -c {{{",".join(threads)}}} -P {{1,16}}`; '
              f'FixedRateLatency: 5 s warm-up per variant, then {fixed_rounds} rounds of {fixed_seconds} s alternating them)')
 lines.append('')
 lines.append('The same Lua script, key layout and arguments in every row. redis-benchmark runs from its own '
              'process with `-c` connections; Weir runs from one JVM with `-t` calling threads on one shared '
-             'Lettuce connection (its commands are pipelined by Lettuce).')
+             'Lettuce connection (its commands are pipelined by Lettuce). Redis CPU: redis-server\'s user + '
+             'sys CPU time divided by the EVALSHA calls of the phase (for Weir, the whole `-bm thrpt` run of '
+             'both benchmarks at that thread count, warm-up included); redis-server runs commands on one '
+             'thread, so 1,000,000 / that is its ceiling in decisions/s on this machine. Per read: EVALSHA '
+             'calls per read event of redis-server (`total_reads_processed`), i.e. how many commands arrive '
+             'together.')
 lines.append('')
-lines.append('| what | threads / connections | pipelining | decisions/s | p50 (ms) | p99 (ms) |')
-lines.append('|---|---:|---|---:|---:|---:|')
-for src, t, p, ops, p50, p99 in rows:
-    lines.append(f'| {src} | {t} | {p} | {ops:,.0f} | {p50:.3f} | {p99:.3f} |')
+lines.append('| what | threads / connections | pipelining | decisions/s | p50 (ms) | p99 (ms) | Redis CPU (µs/decision) | per read |')
+lines.append('|---|---:|---|---:|---:|---:|---:|---:|')
+for src, t, p, ops, p50, p99, us in rows:
+    cpu_us, per_read = ('', '') if us is None else (f'{us[0]:.1f}', f'{us[1]:.1f}')
+    lines.append(f'| {src} | {t} | {p} | {ops:,.0f} | {p50:.3f} | {p99:.3f} | {cpu_us} | {per_read} |')
 lines.append('')
 lines.append('## Goals')
 lines.append('')

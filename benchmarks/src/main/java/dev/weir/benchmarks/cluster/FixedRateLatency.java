@@ -12,6 +12,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
@@ -23,10 +25,12 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnection;
  * same connection ({@code lettuce-ping}), the floor of any Redis round trip from this JVM.
  *
  * <p>Each call's latency runs from the moment it was scheduled, not from when a thread picked it
- * up, so a stall is charged to every call it delayed (no coordinated omission). On a small shared
- * machine single runs of a few seconds differ by several times at p99, so every variant is warmed
- * up first and then measured in several rounds that alternate the variants; each round prints a
- * line, and the summary takes each variant's median p99 over the rounds.
+ * up, so a stall is charged to every call it delayed (no coordinated omission); workers are started
+ * before the first call and added whenever all are busy, so no call waits for a thread. A call that
+ * fails fails the run. On a small shared machine single runs of a few seconds differ by several
+ * times at p99, so every variant is warmed up first and then measured in several rounds that
+ * alternate the variants; each round prints a line, and the summary takes each variant's median p99
+ * over the rounds.
  *
  * <p>Arguments: {@code port [secondsPerRound=10] [rounds=3] [warmupSeconds=5]}. Prints
  * {@code round variant calls p50 p90 p99 p99.9 max} (microseconds) per round, then
@@ -44,6 +48,7 @@ public final class FixedRateLatency {
     int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 10;
     int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
     int warmup = args.length > 3 ? Integer.parseInt(args[3]) : 5;
+    ThreadPoolExecutor workers = workers();
     try (ClusterBench local = new ClusterBench(port, false); ClusterBench redis = new ClusterBench(port, true)) {
       RedisClusterAsyncCommands<byte[], byte[]> lettuce =
           ((LettuceConnection) redis.connectionFactory.getConnection()).getNativeConnection();
@@ -58,12 +63,12 @@ public final class FixedRateLatency {
         }
       });
       for (Runnable variant : variants.values()) {
-        run(variant, warmup); // JIT, connection, script load
+        run(variant, warmup, workers); // JIT, connection, script load
       }
       Map<String, double[]> p99 = new LinkedHashMap<>();
       for (int round = 1; round <= rounds; round++) {
         for (Map.Entry<String, Runnable> variant : variants.entrySet()) {
-          long[] sorted = run(variant.getValue(), seconds);
+          long[] sorted = run(variant.getValue(), seconds, workers);
           Arrays.sort(sorted);
           p99.computeIfAbsent(variant.getKey(), key -> new double[rounds])[round - 1] = micros(sorted, 0.99);
           System.out.println(String.format(Locale.ROOT, "round%d %s %d %.1f %.1f %.1f %.1f %.1f", round,
@@ -77,6 +82,8 @@ public final class FixedRateLatency {
         Arrays.sort(sorted);
         System.out.println(String.format(Locale.ROOT, "median %s %.1f", variant, sorted[sorted.length / 2]));
       });
+    } finally {
+      workers.shutdownNow();
     }
   }
 
@@ -88,12 +95,12 @@ public final class FixedRateLatency {
     }
   }
 
-  private static long[] run(Runnable call, int seconds) throws InterruptedException {
+  private static long[] run(Runnable call, int seconds, ExecutorService workers) throws InterruptedException {
     int calls = seconds * 1000;
     long[] latencies = new long[calls];
     AtomicInteger next = new AtomicInteger();
+    AtomicInteger failures = new AtomicInteger();
     CountDownLatch done = new CountDownLatch(calls);
-    ExecutorService workers = Executors.newFixedThreadPool(64);
     ScheduledExecutorService clock = Executors.newSingleThreadScheduledExecutor();
     long start = System.nanoTime();
     ScheduledFuture<?> ticks = clock.scheduleAtFixedRate(() -> {
@@ -108,6 +115,7 @@ public final class FixedRateLatency {
           latencies[i] = System.nanoTime() - intended;
         } catch (RuntimeException e) {
           latencies[i] = Long.MAX_VALUE; // counted as the slowest
+          failures.incrementAndGet();
         } finally {
           done.countDown();
         }
@@ -116,8 +124,25 @@ public final class FixedRateLatency {
     done.await();
     ticks.cancel(false);
     clock.shutdownNow();
-    workers.shutdownNow();
+    if (failures.get() > 0) {
+      throw new IllegalStateException(failures.get() + " of " + calls + " calls failed: this run measured failures");
+    }
     return latencies;
+  }
+
+  /**
+   * Workers such that no call waits for a thread: 64 started before any measurement, and a new one
+   * whenever all of them are busy (a hand-off queue never holds a call).
+   */
+  private static ThreadPoolExecutor workers() {
+    ThreadPoolExecutor workers = new ThreadPoolExecutor(64, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
+        new SynchronousQueue<>(), task -> {
+          Thread thread = new Thread(task, "fixed-rate-worker");
+          thread.setDaemon(true);
+          return thread;
+        });
+    workers.prestartAllCoreThreads();
+    return workers;
   }
 
   private static double micros(long[] sorted, double quantile) {
