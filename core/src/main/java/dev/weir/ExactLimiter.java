@@ -4,52 +4,99 @@ package dev.weir;
  * {@code exact: true}: never more than {@code count} admissions in any half-open span
  * {@code [t, t + interval)}, for every real {@code t}, not only at bucket edges.
  *
- * <p>It keeps a ring of the times of the last {@code count} admissions. A call is admitted when the
- * oldest of those (for {@code k} permits, the k-th oldest) lies at least {@code interval} in the
- * past; then the {@code count + 1}-th newest admission and the new one are at least
- * {@code interval} apart, so no span of that length can hold both. Memory is one {@code long} per
- * permit of {@code count}, which is why validation caps {@code count} at
- * {@link dev.weir.rule.FlowRule#EXACT_MAX_COUNT}. Check and record happen under this object's lock;
- * the critical section is a few array accesses.
+ * <p>It keeps the times of the admissions of the last {@code interval}, oldest first, in a ring. A
+ * call is admitted when, after dropping the times that are {@code interval} old or more, fewer than
+ * {@code count - permits + 1} remain; then the new admission and every admission that could share a
+ * span with it are in the ring, so no span can hold more than {@code count}. Check and record happen
+ * under this object's lock; the critical section is a few array accesses.
  *
- * <p>A reading older than the newest recorded admission means the ticker went back; the ring is
- * cleared rather than refusing until the clock catches up.
+ * <h2>Time (see {@link EngineClock})</h2>
+ * Decisions are made at non-decreasing times: a reading older than the newest time this limiter has
+ * decided at is late, and is replaced by a fresh reading taken under the lock (clamped to that
+ * newest time should the ticker itself have stepped back). Dropping old times is only sound because
+ * of this: a time dropped at {@code t} could still share a span with an admission at an earlier
+ * reading. The ring is never cleared.
+ *
+ * <h2>Memory</h2>
+ * The ring holds only the admissions of the last {@code interval}: it starts at
+ * {@value #INITIAL_CAPACITY} entries, doubles up to {@code count} when traffic fills it, and halves
+ * when it is mostly empty. So a rule with a large {@code count} split by caller origin
+ * ({@code limit-app: other}) costs memory in proportion to the calls it actually admitted in the
+ * last interval, not {@code count} per origin.
  */
 final class ExactLimiter extends FlowLimiter {
 
+  static final int INITIAL_CAPACITY = 16;
+
   private final long intervalNanos;
-  private final long[] times;
+  private final int count;
+  private final EngineClock clock;
+  private long[] times;
   private int oldest;
   private int size;
+  private long latest;
+  private boolean decided;
 
-  ExactLimiter(long intervalNanos, double count) {
+  ExactLimiter(long intervalNanos, double count, EngineClock clock) {
     this.intervalNanos = intervalNanos;
-    this.times = new long[(int) count];
+    this.count = (int) count;
+    this.clock = clock;
+    this.times = new long[Math.min(this.count, INITIAL_CAPACITY)];
   }
 
   @Override
   synchronized long tryAcquire(int permits, long now) {
-    int capacity = times.length;
-    if (permits > capacity) {
+    if (permits > count) {
       return refused(0);
     }
-    if (size > 0 && now - times[(oldest + size - 1) % capacity] < 0) {
-      size = 0; // the ticker went back
-    }
-    int mustExpire = size + permits - capacity;
-    if (mustExpire > 0) {
-      long kthOldest = times[(oldest + mustExpire - 1) % capacity];
-      long age = now - kthOldest;
-      if (age < intervalNanos) {
-        return refused(intervalNanos - age);
+    if (decided && now - latest < 0) {
+      now = clock.read(); // late: decide at the present
+      if (now - latest < 0) {
+        now = latest; // the ticker stepped back: stay at the newest time decided on
       }
-      oldest = (oldest + mustExpire) % capacity;
-      size -= mustExpire;
+    }
+    latest = now;
+    decided = true;
+    while (size > 0 && now - times[oldest] >= intervalNanos) {
+      oldest = next(oldest);
+      size--;
+    }
+    if (size + permits > count) {
+      long blocking = times[index(size + permits - count - 1)];
+      return refused(intervalNanos - (now - blocking));
+    }
+    if (size + permits > times.length) {
+      resize(Math.min(count, Math.max(times.length * 2, size + permits)));
+    } else if (times.length > INITIAL_CAPACITY && size + permits < times.length / 4) {
+      resize(Math.max(INITIAL_CAPACITY, times.length / 2));
     }
     for (int i = 0; i < permits; i++) {
-      times[(oldest + size) % capacity] = now;
+      times[index(size)] = now;
       size++;
     }
     return 0;
+  }
+
+  /** Entries the ring has room for now; for tests of its memory bound. */
+  synchronized int capacity() {
+    return times.length;
+  }
+
+  private void resize(int capacity) {
+    long[] resized = new long[capacity];
+    for (int i = 0; i < size; i++) {
+      resized[i] = times[index(i)];
+    }
+    times = resized;
+    oldest = 0;
+  }
+
+  private int index(int fromOldest) {
+    int i = oldest + fromOldest;
+    return i >= times.length ? i - times.length : i;
+  }
+
+  private int next(int i) {
+    return i + 1 == times.length ? 0 : i + 1;
   }
 }

@@ -11,6 +11,19 @@ package dev.weir;
  */
 abstract class FlowLimiter {
 
+  /**
+   * The largest cost, wait or horizon a limiter computes with, about 36 years: validation keeps
+   * rules far below it, and capping a product of {@code permits} and a spacing at it keeps every
+   * sum of two such values from overflowing.
+   */
+  static final long MAX_NANOS = Long.MAX_VALUE >> 3;
+
+  /** {@code permits * nanosPerPermit} in whole nanoseconds, at least 1 and at most {@link #MAX_NANOS}. */
+  static long cost(int permits, double nanosPerPermit) {
+    double cost = permits * nanosPerPermit;
+    return cost >= MAX_NANOS ? MAX_NANOS : Math.max(1L, Math.round(cost));
+  }
+
   /** Encodes a refusal with its retry-after delay. */
   static long refused(long retryAfterNanos) {
     return -1L - Math.max(0L, retryAfterNanos);

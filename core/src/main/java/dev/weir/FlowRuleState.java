@@ -107,7 +107,8 @@ final class FlowRuleState {
       return new ConcurrencyLimiter(rule.count());
     }
     return switch (rule.controlBehavior()) {
-      case REJECT -> rule.exact() ? new ExactLimiter(interval, rule.count()) : new WindowLimiter(interval, rule.count(), now);
+      case REJECT -> rule.exact() ? new ExactLimiter(interval, rule.count(), engine.clock)
+          : new WindowLimiter(interval, rule.count(), engine.clock, now);
       case QUEUE -> new PacingLimiter(interval, rule.count(), rule.maxQueueingTime().toNanos(), engine.clock, now);
       case WARM_UP -> new WarmUpLimiter(interval, rule.count(), rule.warmUpPeriod().toNanos(), rule.coldFactor(), 0,
           engine.clock, now);

@@ -16,9 +16,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * waiting it reads the clock again, since another thread may have advanced the schedule with a
  * later reading.
  *
- * <p>No admitted call can leave the next slot further ahead than
- * {@code max-queueing-time + cost}; a larger gap means the ticker went back, and the schedule
- * restarts at the current reading instead of refusing until the clock catches up.
+ * <p>Time follows {@link EngineClock}: a late reading (older than the schedule) takes the next free
+ * slot like any other, after the fresh reading above; the schedule is never restarted, so no reading,
+ * however old, can bring two admissions closer than {@code interval / count}. The cost of one call is
+ * at most a day (validation bounds the spacing), so {@code slot + cost} cannot overflow.
  */
 final class PacingLimiter extends FlowLimiter {
 
@@ -26,7 +27,6 @@ final class PacingLimiter extends FlowLimiter {
   private final long maxQueueingNanos;
   private final EngineClock clock;
   private final AtomicLong nextFree;
-  private volatile long largestCost;
 
   PacingLimiter(long intervalNanos, double count, long maxQueueingNanos, EngineClock clock, long now) {
     this.nanosPerPermit = count == 0 ? Double.POSITIVE_INFINITY : intervalNanos / count;
@@ -40,14 +40,11 @@ final class PacingLimiter extends FlowLimiter {
     if (Double.isInfinite(nanosPerPermit)) {
       return refused(0);
     }
-    long cost = Math.max(1L, Math.round(permits * nanosPerPermit));
-    if (cost > largestCost) {
-      largestCost = cost;
-    }
+    long cost = cost(permits, nanosPerPermit);
     boolean fresh = false;
     while (true) {
       long next = nextFree.get();
-      long slot = next - now < 0 || next - now > maxQueueingNanos + largestCost ? now : next;
+      long slot = next - now < 0 ? now : next;
       long wait = slot - now;
       if (wait > 0 && !fresh) {
         // The call's start time may be older than the schedule another thread just advanced:

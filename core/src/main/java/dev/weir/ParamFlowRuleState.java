@@ -58,6 +58,6 @@ final class ParamFlowRuleState {
     if (rule.controlBehavior() == ControlBehavior.QUEUE) {
       return new PacingLimiter(duration, count, rule.maxQueueingTime().toNanos(), engine.clock, now);
     }
-    return new TokenBucketLimiter(duration, count, rule.burst(), now);
+    return new TokenBucketLimiter(duration, count, rule.burst(), engine.clock, now);
   }
 }

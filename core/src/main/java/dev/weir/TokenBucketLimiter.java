@@ -10,20 +10,28 @@ import java.util.concurrent.atomic.AtomicLong;
  * Equivalent to a bucket holding {@code (now + capacity * emission - tat) / emission} tokens.
  *
  * <p>One long state means one CAS per admission, no lock; idle time needs no refill arithmetic
- * ({@code max(tat, now)} clamps it), so arbitrarily long idle periods cannot overflow. A
- * {@code tat} further ahead than any admission could have put it means the ticker went back, and
- * the bucket is treated as full.
+ * ({@code max(tat, now)} clamps it), so arbitrarily long idle periods cannot overflow.
+ *
+ * <h2>Late readings (see {@link EngineClock})</h2>
+ * {@code tat} only moves forward, by {@code cost} per admission, and an admission at reading
+ * {@code r} leaves it at most {@code r + horizon}. So the admissions whose readings lie in any span
+ * {@code [a, b]}, in whatever order they arrive, number at most
+ * {@code (b - a) / emission + count + burst}: a late reading is judged against a bucket that is only
+ * emptier, never refilled or reset. Before refusing, a call re-reads the clock once, so that it is
+ * not refused merely for being late.
  */
 final class TokenBucketLimiter extends FlowLimiter {
 
   private final double emissionNanos;
   private final long horizonNanos;
   private final AtomicLong tat;
+  private final EngineClock clock;
 
-  TokenBucketLimiter(long durationNanos, double count, int burst, long now) {
+  TokenBucketLimiter(long durationNanos, double count, int burst, EngineClock clock, long now) {
+    this.clock = clock;
     this.emissionNanos = count == 0 ? Double.POSITIVE_INFINITY : durationNanos / count;
     double horizon = (count + burst) * emissionNanos;
-    this.horizonNanos = horizon >= Long.MAX_VALUE / 2 ? Long.MAX_VALUE / 2 : (long) horizon;
+    this.horizonNanos = horizon >= MAX_NANOS ? MAX_NANOS : (long) horizon;
     this.tat = new AtomicLong(now);
   }
 
@@ -32,14 +40,18 @@ final class TokenBucketLimiter extends FlowLimiter {
     if (Double.isInfinite(emissionNanos)) {
       return refused(0);
     }
-    long cost = Math.max(1L, Math.round(permits * emissionNanos));
+    long cost = cost(permits, emissionNanos);
+    boolean fresh = false;
     while (true) {
       long current = tat.get();
-      long ahead = current - now;
-      long base = ahead < 0 || ahead > horizonNanos ? now : current;
-      long next = base + cost;
+      long next = (current - now < 0 ? now : current) + cost;
       long over = next - now - horizonNanos;
       if (over > 0) {
+        if (!fresh) {
+          now = clock.read();
+          fresh = true;
+          continue;
+        }
         return refused(over);
       }
       if (tat.compareAndSet(current, next)) {

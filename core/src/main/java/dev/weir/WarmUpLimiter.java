@@ -64,15 +64,10 @@ final class WarmUpLimiter extends FlowLimiter {
     synchronized (this) {
       long ahead = nextFree - now;
       if (ahead > 0) {
-        // The call's start time may be older than the schedule another thread just advanced.
+        // The call's start time may be older than the schedule another thread just advanced (a late
+        // reading, see EngineClock): decide on a fresh one. The schedule is never restarted.
         now = clock.read();
         ahead = nextFree - now;
-      }
-      // No admission leaves nextFree further ahead than the longest wait plus the costliest call;
-      // a larger gap means the ticker went back: restart the schedule instead of refusing for ages.
-      if (ahead > maxQueueingNanos + (long) (permits * coldNanos) + (long) coldNanos) {
-        nextFree = now;
-        ahead = 0;
       }
       if (ahead < 0) {
         storedPermits = Math.min(maxPermits, storedPermits + (-ahead) / coolDownNanosPerPermit);
@@ -85,7 +80,7 @@ final class WarmUpLimiter extends FlowLimiter {
       double fromStore = Math.min(permits, storedPermits);
       double cost = costOfStored(storedPermits, fromStore) + (permits - fromStore) * stableNanos;
       storedPermits -= fromStore;
-      nextFree += (long) cost;
+      nextFree += cost >= MAX_NANOS ? MAX_NANOS : (long) cost;
       wait = ahead;
     }
     clock.sleep(wait);

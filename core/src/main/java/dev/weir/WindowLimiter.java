@@ -1,7 +1,6 @@
 package dev.weir;
 
 import java.util.concurrent.atomic.AtomicLongArray;
-import org.jspecify.annotations.Nullable;
 
 /**
  * {@code reject} for a QPS rule: at most {@code count} admissions in a sliding window of
@@ -13,17 +12,34 @@ import org.jspecify.annotations.Nullable;
  * packing the bucket number (high 32 bits), a "sealed" flag (bit 31) and the bucket's count (low 31
  * bits), and admission is a CAS on the slot of the newest bucket.
  *
- * <h2>The sealing protocol</h2>
- * Invariant: every slot except the one holding the newest bucket is sealed, and a sealed slot's
- * count never grows. A thread that needs a newer bucket first seals the current newest slot (a CAS),
- * then installs the new bucket (another CAS). An admission reads all slots, sums the sealed ones
- * that lie inside the window, and CASes the unsealed newest slot from {@code c} to
- * {@code c + permits} only if {@code sum + c + permits <= count}. If a newer bucket was installed in
- * between, the newest slot was sealed first, so the CAS fails and the thread re-reads. At the
- * instant of a successful CAS the window therefore holds at most {@code count}; every window whose
- * last admission went into its newest bucket was checked whole, and every other window is contained
- * in an earlier checked one. So no window of this rule's accounting ever exceeds {@code count},
- * whatever the number of threads.
+ * <h2>The protocol</h2>
+ * Invariants, for the newest bucket {@code H} (published in {@link #head}):
+ * <ol>
+ *   <li>slot {@code i} holds the one bucket {@code b} of the window {@code (H - BUCKETS, H]} with
+ *       {@code b == i (mod BUCKETS)}, so a slot never holds a bucket outside the window and 32-bit
+ *       bucket numbers never alias;
+ *   <li>every slot but {@code H}'s is sealed, and a sealed slot's count never grows (a refund may
+ *       lower it);
+ *   <li>{@code head.sealedSum} is at least the sum of the sealed slots.
+ * </ol>
+ * An admission CASes {@code H}'s slot from {@code c} to {@code c + permits} only if it is unsealed,
+ * still holds {@code H}, and {@code sealedSum + c + permits <= count}. Moving to a newer bucket
+ * ({@link #advance}, under this object's lock, once per bucket) first seals {@code H}'s slot, then
+ * re-labels the other slots for the new window (emptying those that leave it), sums the sealed
+ * ones, installs the new bucket open, and publishes the new head last. An admission that CASes
+ * {@code H}'s slot therefore lands before the seal, and is included in the next head's sum; one
+ * that finds the slot sealed waits on the lock for the mover to finish. At the instant of every
+ * successful CAS the window ending at {@code H} holds at most {@code count}, and every other window
+ * of the rule's buckets is contained in one that was checked when it was newest.
+ *
+ * <h2>Late readings (see {@link EngineClock})</h2>
+ * A reading in a bucket older than {@code H} is late: the thread read the clock, then others moved
+ * the window on. It takes a fresh reading, which is at least as new as the one that installed
+ * {@code H}, and decides on that, so a call is always counted in the bucket of the reading it was
+ * decided on. Only if the ticker itself stepped back (a fresh reading still older than {@code H})
+ * is the call counted into {@code H}. Nothing is ever rewound or cleared, so no reading, however
+ * old, can make the window admit more than {@code count}, and every loop below ends: each retry
+ * follows another thread's successful CAS or a newer head.
  *
  * <h2>What the bucketed window still allows</h2>
  * A bucketed sliding window bounds admissions per window of its own buckets, not per arbitrary
@@ -32,12 +48,6 @@ import org.jspecify.annotations.Nullable;
  * {@code interval - interval/BUCKETS + epsilon}, so up to {@code 2 * count} pass in less than one
  * interval, whatever the number of buckets. {@link ExactLimiter} ({@code exact: true}) removes this
  * by remembering the time of each of the last {@code count} admissions.
- *
- * <h2>Clock skew between threads</h2>
- * A thread whose reading is older than the newest bucket (it read the ticker, then was descheduled)
- * counts into the newest bucket instead: accounting stays consistent and the thread is never
- * refused for being late. A ticker that jumps back by more than a window makes the newer slots
- * look like garbage; they are treated as expired so the rule recovers at once.
  */
 final class WindowLimiter extends FlowLimiter {
 
@@ -48,6 +58,7 @@ final class WindowLimiter extends FlowLimiter {
 
   private final long bucketNanos;
   private final long limit;
+  private final EngineClock clock;
   /**
    * The slots, one per 64-byte cache line ({@link #STRIDE} longs apart, with a line of padding
    * before the first): the slot being counted is written on every admission, and must not share a
@@ -56,80 +67,59 @@ final class WindowLimiter extends FlowLimiter {
   private final AtomicLongArray slots = new AtomicLongArray((BUCKETS + 2) * STRIDE);
   /** The bucket number of the last reading and where its period starts: saves a long division per call. */
   private volatile Span lastSpan = new Span(Long.MIN_VALUE, 0);
+  /** The newest bucket, its slot, and (at least) the sum of the other buckets of its window. */
+  private volatile Head head;
 
   private record Span(long start, long index) {
   }
 
-  /**
-   * The newest bucket, its slot, and the sum of the other buckets of its window. Those are sealed,
-   * so the sum can only be too high (a refund lowered one), never too low: admitting against it is
-   * safe. Lets an admission read three words and CAS once instead of scanning every slot.
-   */
-  private volatile @Nullable View view;
-
-  private record View(long target, int slot, long sealedSum) {
+  private record Head(long index, int slot, long sealedSum) {
   }
 
-  WindowLimiter(long intervalNanos, double count, long now) {
+  WindowLimiter(long intervalNanos, double count, EngineClock clock, long now) {
     this.bucketNanos = intervalNanos / BUCKETS;
     this.limit = (long) Math.floor(count);
-    // Sealed, empty, and a whole window in the past: no reading near "now" can mistake it for live.
-    long stale = ((Math.floorDiv(now, bucketNanos) - BUCKETS) << 32) | SEALED;
+    this.clock = clock;
+    long index = Math.floorDiv(now, bucketNanos);
     for (int i = 0; i < BUCKETS; i++) {
-      slots.set(at(i), stale);
+      long bucket = bucketOfSlot(index, i);
+      slots.set(at(i), bucket == index ? pack(bucket) : pack(bucket) | SEALED);
     }
+    this.head = new Head(index, slotOf(index), 0);
   }
 
   @Override
   long tryAcquire(int permits, long now) {
     long nowIndex = bucketOf(now);
-    View cached = view;
-    while (cached != null) {
-      long behind = cached.target - nowIndex;
-      if (behind < 0 || behind >= BUCKETS) {
-        break; // time moved past the cached bucket (or went back): the full path installs the next
-      }
-      long current = slots.get(at(cached.slot));
-      if (bucket(current) != (int) cached.target || (current & SEALED) != 0
-          || cached.sealedSum + (current & COUNT_MASK) + permits > limit) {
-        break; // sealed, replaced, or full: the full path decides, with retry-after from fresh counts
-      }
-      if (slots.compareAndSet(at(cached.slot), current, current + permits)) {
-        return ((long) cached.slot << 32) | (cached.target & 0xFFFF_FFFFL);
-      }
-    }
+    boolean fresh = false;
     while (true) {
-      // The newest bucket no more than a window ahead of our reading (further ahead = clock went back).
-      long target = nowIndex;
-      for (int i = 0; i < BUCKETS; i++) {
-        int ahead = bucket(slots.get(at(i))) - (int) nowIndex;
-        if (ahead > 0 && ahead < BUCKETS && nowIndex + ahead > target) {
-          target = nowIndex + ahead;
+      Head h = head;
+      if (nowIndex > h.index) {
+        advance(nowIndex);
+        continue;
+      }
+      if (nowIndex < h.index && !fresh) {
+        // Late: decide on a fresh reading (at least as new as the one that installed h).
+        now = clock.read();
+        nowIndex = bucketOf(now);
+        fresh = nowIndex < h.index; // still older: the ticker stepped back; count into h from here on
+        continue;
+      }
+      long current = slots.get(at(h.slot));
+      if ((current & SEALED) != 0 || bucket(current) != (int) h.index) {
+        awaitAdvance();
+        continue;
+      }
+      long count = current & COUNT_MASK;
+      if (h.sealedSum + count + permits > limit) {
+        // Refunds may have lowered the sealed buckets since the head was published: count afresh.
+        long others = sumOthers(h);
+        if (others + count + permits > limit) {
+          return refused(retryAfter(h, others + count, permits, now));
         }
       }
-      int slot = (int) Math.floorMod(target, (long) BUCKETS);
-      long current = slots.get(at(slot));
-      if (bucket(current) == (int) target) {
-        if ((current & SEALED) != 0) {
-          // Someone is installing a newer bucket, or this is garbage from a clock that went back:
-          // help by moving one bucket on. The call is counted a little early, never lost.
-          install(target + 1);
-          continue;
-        }
-        long others = sumOthers(slot, (int) target);
-        View known = view;
-        if (known == null || known.target != target) {
-          view = new View(target, slot, others);
-        }
-        long count = current & COUNT_MASK;
-        if (others + count + permits > limit) {
-          return refused(retryAfter(target, others + count, permits, now));
-        }
-        if (slots.compareAndSet(at(slot), current, current + permits)) {
-          return ((long) slot << 32) | (target & 0xFFFF_FFFFL);
-        }
-      } else {
-        install(target);
+      if (slots.compareAndSet(at(h.slot), current, current + permits)) {
+        return ((long) h.slot << 32) | (h.index & 0xFFFF_FFFFL);
       }
     }
   }
@@ -145,29 +135,59 @@ final class WindowLimiter extends FlowLimiter {
     return index;
   }
 
-  /** Seals every unsealed slot, then installs an empty unsealed bucket {@code index}; may lose races. */
-  private void install(long index) {
-    for (int i = 0; i < BUCKETS; i++) {
-      long value = slots.get(at(i));
-      if ((value & SEALED) == 0 && bucket(value) != (int) index
-          && !slots.compareAndSet(at(i), value, value | SEALED)) {
-        return; // the slot changed under us: let the caller re-read everything
-      }
-    }
-    int slot = (int) Math.floorMod(index, (long) BUCKETS);
-    long value = slots.get(at(slot));
-    if (bucket(value) != (int) index) {
-      slots.compareAndSet(at(slot), value, (index << 32) & 0xFFFF_FFFF_0000_0000L);
+  /**
+   * The newest slot is sealed or re-labelled: another thread is inside {@link #advance}, which holds
+   * this lock until it has published the new head. Taking the lock waits for exactly that.
+   */
+  private void awaitAdvance() {
+    synchronized (this) {
+      // nothing to do: the mover has finished once we get here
     }
   }
 
-  /** Sum of the counts of the other slots inside the window that ends with bucket {@code target}. */
-  private long sumOthers(int targetSlot, int target) {
+  /** Makes {@code target} the newest bucket unless a newer one already is; see the class comment. */
+  private synchronized void advance(long target) {
+    Head h = head;
+    if (target <= h.index) {
+      return;
+    }
+    // 1. Seal the newest bucket: admissions that got in before the seal are in the count we read.
+    while (true) {
+      long value = slots.get(at(h.slot));
+      if ((value & SEALED) != 0 || slots.compareAndSet(at(h.slot), value, value | SEALED)) {
+        break;
+      }
+    }
+    // 2. Re-label every slot for the window ending at target: keep the buckets still inside it,
+    //    empty the rest. Slot values are 32-bit bucket numbers of the window ending at h, so the
+    //    full number is recovered from h before comparing.
+    long sealedSum = 0;
+    int targetSlot = slotOf(target);
+    for (int i = 0; i < BUCKETS; i++) {
+      if (i == targetSlot) {
+        continue;
+      }
+      long wanted = bucketOfSlot(target, i);
+      long value = slots.get(at(i));
+      long held = h.index - ((int) h.index - bucket(value));
+      if (held == wanted) {
+        sealedSum += value & COUNT_MASK;
+      } else {
+        slots.set(at(i), pack(wanted) | SEALED);
+      }
+    }
+    // 3. Install the new bucket open, then publish it.
+    slots.set(at(targetSlot), pack(target));
+    head = new Head(target, targetSlot, sealedSum);
+  }
+
+  /** Sum of the counts of the other slots of {@code h}'s window, read now. */
+  private long sumOthers(Head h) {
     long sum = 0;
     for (int i = 0; i < BUCKETS; i++) {
-      if (i != targetSlot) {
+      if (i != h.slot) {
         long value = slots.get(at(i));
-        int age = target - bucket(value);
+        int age = (int) h.index - bucket(value);
         if (age > 0 && age < BUCKETS) {
           sum += value & COUNT_MASK;
         }
@@ -177,21 +197,22 @@ final class WindowLimiter extends FlowLimiter {
   }
 
   /** Time until enough of the oldest buckets leave the window to admit {@code permits}; 0 if never. */
-  private long retryAfter(long target, long inWindow, int permits, long now) {
+  private long retryAfter(Head h, long inWindow, int permits, long now) {
     if (permits > limit) {
       return 0;
     }
+    long from = Math.max(now, h.index * bucketNanos);
     long freed = 0;
-    for (long index = target - BUCKETS + 1; index <= target; index++) {
-      long value = slots.get(at((int) Math.floorMod(index, (long) BUCKETS)));
+    for (long index = h.index - BUCKETS + 1; index <= h.index; index++) {
+      long value = slots.get(at(slotOf(index)));
       if (bucket(value) == (int) index) {
         freed += value & COUNT_MASK;
       }
       if (inWindow - freed + permits <= limit) {
-        return (index + BUCKETS) * bucketNanos - now;
+        return (index + BUCKETS) * bucketNanos - from;
       }
     }
-    return (target + 1) * bucketNanos - now;
+    return (h.index + 1) * bucketNanos - from;
   }
 
   @Override
@@ -207,6 +228,25 @@ final class WindowLimiter extends FlowLimiter {
         return;
       }
     }
+  }
+
+  /** Admissions counted in the window of the newest bucket; for tests and diagnostics. */
+  long inWindow() {
+    Head h = head;
+    return sumOthers(h) + (slots.get(at(h.slot)) & COUNT_MASK);
+  }
+
+  /** The bucket of the window ending at {@code newest} that lives in slot {@code slot}. */
+  private static long bucketOfSlot(long newest, int slot) {
+    return newest - Math.floorMod(newest - slot, (long) BUCKETS);
+  }
+
+  private static int slotOf(long index) {
+    return (int) Math.floorMod(index, (long) BUCKETS);
+  }
+
+  private static long pack(long index) {
+    return index << 32;
   }
 
   private static int at(int slot) {

@@ -64,10 +64,32 @@ class ExactModeTest {
   }
 
   @Test
-  void tickerGoingBackClearsTheLogInsteadOfBlocking() {
+  void tickerGoingBackKeepsTheLogAndResumesFromTheNewestTime() {
     Weir weir = engine(2);
     assertThat(Calls.admitted(weir, "r", 2)).isEqualTo(2);
     ticker.advance(Duration.ofHours(-1));
-    assertThat(Calls.admitted(weir, "r", 2)).isEqualTo(2);
+    // Engine time resumes where it was: the two admissions still fill the interval (the log used to
+    // be cleared here, admitting two more at once)...
+    assertThat(Calls.admitted(weir, "r", 2)).isZero();
+    // ...and the rule admits again one interval later on the new clock, not an hour later.
+    ticker.advance(Duration.ofSeconds(1));
+    assertThat(Calls.admitted(weir, "r", 3)).isEqualTo(2);
+  }
+
+  @Test
+  void ringMemoryFollowsTheAdmissionsNotTheCount() {
+    ExactLimiter limiter = new ExactLimiter(SECOND, 100_000, new EngineClock(ticker, ticker));
+    long now = ticker.read();
+    for (int i = 0; i < 1000; i++) {
+      assertThat(limiter.tryAcquire(1, now)).isZero();
+    }
+    assertThat(limiter.capacity()).isBetween(1000, 2048);
+    ticker.advance(Duration.ofSeconds(2));
+    for (int i = 0; i < 10; i++) {
+      limiter.tryAcquire(1, ticker.read());
+      ticker.advance(Duration.ofMillis(200));
+    }
+    assertThat(limiter.capacity()).as("shrinks once the burst has left the interval")
+        .isEqualTo(ExactLimiter.INITIAL_CAPACITY);
   }
 }
