@@ -16,7 +16,7 @@ final class AuthoritySlot extends ProcessorSlot {
 
   @Override
   public @Nullable BlockException entry(Invocation invocation) {
-    Entry entry = (Entry) invocation;
+    Frame entry = (Frame) invocation;
     for (AuthorityRule rule : entry.node.authority) {
       if (!rule.permits(entry.origin)) {
         return new AuthorityException(entry.resource, rule, 0);

@@ -4,36 +4,41 @@ import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One thread's open entries in one engine, and the context it runs in. Owned by that thread; other
- * threads only ever close an entry through {@link Entry#finish()}, which is safe against the owner.
+ * One thread's open calls in one engine, and the context it runs in. Owned by that thread; other
+ * threads only ever close a call through {@link Frame#finish(long)}, which is safe against the owner.
  *
- * <p>Entry objects are pooled here: {@code frames[i]} is reused for the i-th nested call once it is
- * free. A frame closed by another thread stays on the stack until it reaches the top, and is then
- * popped by the owner.
+ * <p>Frames are pooled here: {@code frames[i]} is reused for the i-th nested call once it is free.
+ * A frame closed by another thread stays on the stack until it reaches the top, and is then popped
+ * by the owner.
+ *
+ * <p>A stack is the value of its engine's thread-local, so it must not reach the engine (the
+ * thread-local's key): it holds the engine's clock only, and its frames drop their rules and nodes
+ * when they are released. A discarded engine is then collectable although every thread that used
+ * it still holds its stack.
  */
 final class CallStack {
 
-  final Weir engine;
+  final EngineClock clock;
   private final Thread owner = Thread.currentThread();
-  private Entry[] frames = new Entry[4];
+  private Frame[] frames = new Frame[4];
   private int depth;
   String contextName = Weir.DEFAULT_CONTEXT;
   String origin = "";
   private @Nullable BlockException refusal;
 
-  CallStack(Weir engine) {
-    this.engine = engine;
+  CallStack(EngineClock clock) {
+    this.clock = clock;
   }
 
-  Entry push(String resource, @Nullable ResourceNode node, EntryType type, int acquireCount, Object @Nullable [] args,
+  Frame push(String resource, @Nullable ResourceNode node, EntryType type, int acquireCount, Object @Nullable [] args,
       long now) {
     popFreed();
     if (depth == frames.length) {
       frames = Arrays.copyOf(frames, depth * 2);
     }
-    Entry entry = frames[depth];
+    Frame entry = frames[depth];
     if (entry == null || !entry.isFree()) {
-      entry = new Entry(this);
+      entry = new Frame(this);
       frames[depth] = entry;
     }
     entry.depth = depth++;
@@ -41,11 +46,16 @@ final class CallStack {
     return entry;
   }
 
-  /** Takes back the top entry of a refused call, and keeps the refusal for {@link #takeRefusal}. */
-  void discard(Entry entry, BlockException refusal) {
+  /** Takes back the top frame of a refused call, and keeps the refusal for {@link #takeRefusal}. */
+  void discard(Frame entry, BlockException refusal) {
+    discard(entry);
+    this.refusal = refusal;
+  }
+
+  /** Takes back the top frame of a call that did not start. */
+  void discard(Frame entry) {
     entry.release();
     depth = entry.depth;
-    this.refusal = refusal;
   }
 
   BlockException takeRefusal() {
@@ -54,23 +64,24 @@ final class CallStack {
     return taken;
   }
 
-  void close(Entry entry) {
+  /** Closes {@code call} of {@code entry}; a no-op when that call is closed already. */
+  void close(Frame entry, long call) {
     if (Thread.currentThread() != owner) {
-      entry.finish();
+      entry.finish(call);
       return;
     }
-    if (!entry.isOpen()) {
+    if (!entry.isOpen(call)) {
       return;
     }
     int at = entry.depth;
     if (at == depth - 1) {
-      entry.finish();
+      entry.finish(call);
       depth = at;
       popFreed();
       return;
     }
     if (at >= depth || frames[at] != entry) {
-      entry.finish(); // not on this stack any more; still complete it
+      entry.finish(call); // not on this stack any more; still complete it
       return;
     }
     String openedLater = null;
@@ -79,11 +90,11 @@ final class CallStack {
         openedLater = frames[i].resource;
       }
     }
-    entry.finish();
+    entry.finish(call);
     depth = at;
     popFreed();
     if (openedLater != null) {
-      throw new IllegalStateException("Entry of '" + entry.resource + "' closed while the entry of '" + openedLater
+      throw new IllegalStateException("Frame of '" + entry.resource + "' closed while the entry of '" + openedLater
           + "', opened after it on the same thread, was still open; both are closed now. Close entries in the"
           + " reverse order of opening (try-with-resources does).");
     }

@@ -25,7 +25,7 @@ final class DegradeSlot extends ProcessorSlot {
 
   @Override
   public @Nullable BlockException entry(Invocation invocation) {
-    Entry entry = (Entry) invocation;
+    Frame entry = (Frame) invocation;
     CircuitBreaker[] breakers = entry.node.breakers;
     entry.breakers = breakers;
     for (CircuitBreaker breaker : breakers) {
@@ -43,12 +43,12 @@ final class DegradeSlot extends ProcessorSlot {
 
   @Override
   public void blocked(Invocation invocation, BlockException block) {
-    refuseProbes((Entry) invocation, clock.read());
+    refuseProbes((Frame) invocation, clock.read());
   }
 
   @Override
   public void exit(Invocation invocation) {
-    Entry entry = (Entry) invocation;
+    Frame entry = (Frame) invocation;
     long rt = Math.max(0L, entry.endNanos - entry.startNanos);
     boolean failed = entry.error != null;
     for (CircuitBreaker breaker : entry.breakers) {
@@ -56,7 +56,7 @@ final class DegradeSlot extends ProcessorSlot {
     }
   }
 
-  private static void refuseProbes(Entry entry, long now) {
+  private static void refuseProbes(Frame entry, long now) {
     for (int i = 0; i < entry.probeCount; i++) {
       entry.probes[i].probeRefused(now);
     }

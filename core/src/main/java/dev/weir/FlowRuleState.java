@@ -39,7 +39,7 @@ final class FlowRuleState {
   }
 
   /** Returns the limiter that counts this call, or null when the rule does not apply to it. */
-  @Nullable FlowLimiter select(Entry entry, Set<String> namedOrigins) {
+  @Nullable FlowLimiter select(Frame entry, Set<String> namedOrigins) {
     if (rule.strategy() == FlowStrategy.CHAIN && !rule.refResource().equals(entry.contextName)) {
       return null;
     }

@@ -25,7 +25,7 @@ final class FlowSlot extends ProcessorSlot {
 
   @Override
   public @Nullable BlockException entry(Invocation invocation) {
-    Entry entry = (Entry) invocation;
+    Frame entry = (Frame) invocation;
     FlowRuleSet set = entry.node.flow;
     FlowRuleState[] states = set.states;
     for (FlowRuleState state : states) {

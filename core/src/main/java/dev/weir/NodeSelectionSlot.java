@@ -19,7 +19,7 @@ final class NodeSelectionSlot extends ProcessorSlot {
 
   @Override
   public @Nullable BlockException entry(Invocation invocation) {
-    Entry entry = (Entry) invocation;
+    Frame entry = (Frame) invocation;
     ResourceNode node = entry.node;
     if (!entry.origin.isEmpty()) {
       entry.originNode = node.originNode(entry.origin);

@@ -27,7 +27,7 @@ final class ParamFlowSlot extends ProcessorSlot {
 
   @Override
   public @Nullable BlockException entry(Invocation invocation) {
-    Entry entry = (Entry) invocation;
+    Frame entry = (Frame) invocation;
     boolean waits = false;
     for (ParamFlowRuleState state : entry.node.paramFlow) {
       Object argument = state.argument(entry.args);
@@ -59,7 +59,7 @@ final class ParamFlowSlot extends ProcessorSlot {
     return null;
   }
 
-  private static @Nullable BlockException check(Entry entry, ParamFlowRuleState state, @Nullable Object value) {
+  private static @Nullable BlockException check(Frame entry, ParamFlowRuleState state, @Nullable Object value) {
     Object key = value instanceof ParamFlowKey custom ? custom.paramFlowKey() : value;
     if (key == null) {
       return null;

@@ -24,7 +24,7 @@ final class StatisticSlot extends ProcessorSlot {
 
   @Override
   public void admitted(Invocation invocation) {
-    Entry entry = (Entry) invocation;
+    Frame entry = (Frame) invocation;
     long now = entry.startNanos;
     int count = entry.acquireCount;
     entry.node.onPass(now, count);
@@ -43,7 +43,7 @@ final class StatisticSlot extends ProcessorSlot {
 
   @Override
   public void blocked(Invocation invocation, BlockException block) {
-    Entry entry = (Entry) invocation;
+    Frame entry = (Frame) invocation;
     long now = entry.startNanos;
     int count = entry.acquireCount;
     entry.node.onBlock(now, count, block.kind());
@@ -62,7 +62,7 @@ final class StatisticSlot extends ProcessorSlot {
 
   @Override
   public void exit(Invocation invocation) {
-    Entry entry = (Entry) invocation;
+    Frame entry = (Frame) invocation;
     long now = entry.endNanos;
     long rt = Math.max(0L, now - entry.startNanos);
     int count = entry.acquireCount;

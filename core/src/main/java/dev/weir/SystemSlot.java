@@ -27,7 +27,7 @@ final class SystemSlot extends ProcessorSlot {
 
   @Override
   public @Nullable BlockException entry(Invocation invocation) {
-    Entry entry = (Entry) invocation;
+    Frame entry = (Frame) invocation;
     if (entry.entryType != EntryType.IN) {
       return null;
     }
@@ -67,7 +67,7 @@ final class SystemSlot extends ProcessorSlot {
     return inside > maxSuccessPerSecond * minRtSeconds;
   }
 
-  private static SystemBlockException refuse(Entry entry, SystemRule rule) {
+  private static SystemBlockException refuse(Frame entry, SystemRule rule) {
     return new SystemBlockException(entry.resource, rule, 0);
   }
 }

@@ -42,18 +42,21 @@ public final class Weir implements AutoCloseable {
   /** The name of the context of calls made outside any {@link ContextScope}. */
   public static final String DEFAULT_CONTEXT = "weir_default_context";
 
-  private static final System.Logger LOG = System.getLogger(Weir.class.getName());
 
   private final Engine engine;
   private final RuleRegistry rules;
   private final @Nullable ClusterStatus cluster;
-  private final ThreadLocal<CallStack> stacks = ThreadLocal.withInitial(() -> new CallStack(this));
+  private final ThreadLocal<CallStack> stacks;
 
   private Weir(Builder builder) {
     List<ProcessorSlot> slots = new ArrayList<>();
     this.engine = new Engine(builder.ticker, builder.sleeper, builder.sampleCount, builder.maxResources,
         builder.maxContexts, builder.maxOriginsPerResource, builder.systemStatus, builder.clusterClient,
         builder.clusterOptions);
+    // The supplier captures the clock, not this engine: see CallStack on why a stack must not
+    // reach the engine that owns the thread-local.
+    EngineClock clock = engine.clock;
+    this.stacks = ThreadLocal.withInitial(() -> new CallStack(clock));
     this.cluster = engine.cluster == null ? null : new ClusterStatus(engine.cluster, builder.clusterOptions);
     slots.add(new NodeSelectionSlot());
     slots.add(new StatisticSlot(engine.inbound));
@@ -110,15 +113,21 @@ public final class Weir implements AutoCloseable {
     // Kept tiny on purpose: this method inlines into callers, so the throw below lands in the
     // caller's compiled code, where a catch nearby is a jump rather than a runtime unwind.
     CallStack stack = stacks.get();
-    Entry entry = enter(stack, resource, type, acquireCount, args);
-    if (entry == null) {
+    Frame frame = enter(stack, resource, type, acquireCount, args);
+    if (frame == null) {
       throw stack.takeRefusal();
     }
-    return entry;
+    return new Entry(frame);
   }
 
-  /** Runs the chain; returns the admitted entry, or null with the refusal left in {@code stack}. */
-  private @Nullable Entry enter(CallStack stack, String resource, EntryType type, int acquireCount,
+  /**
+   * Runs the chain; returns the admitted frame, or null with the refusal left in {@code stack}.
+   *
+   * <p>Exception-safe: a slot that throws (a user's {@code ParamFlowKey}, an argument's
+   * {@code hashCode}, a custom slot) leaves nothing behind. The permits the call already took are
+   * refunded, its probes handed back, its frame popped, and the exception reaches the caller.
+   */
+  private @Nullable Frame enter(CallStack stack, String resource, EntryType type, int acquireCount,
       Object @Nullable [] args) {
     Objects.requireNonNull(resource, "resource");
     Objects.requireNonNull(type, "type");
@@ -126,48 +135,31 @@ public final class Weir implements AutoCloseable {
       throw new IllegalArgumentException("acquireCount must be at least 1, was " + acquireCount);
     }
     ResourceNode node = engine.nodes.forCall(resource);
-    Entry entry = stack.push(resource, node, type, acquireCount, args, engine.clock.read());
+    Frame frame = stack.push(resource, node, type, acquireCount, args, engine.clock.read());
     if (node == null) {
-      return entry; // beyond max-resources: unchecked, counted by the registry
+      return frame; // beyond max-resources: unchecked, counted by the registry
     }
     SlotChain chain = node.chain;
-    entry.chain = chain;
-    for (ProcessorSlot slot : chain.entry) {
-      BlockException block = slot.entry(entry);
-      if (block != null) {
-        refused(chain, slot, entry, stack, block);
-        return null;
+    frame.chain = chain;
+    try {
+      for (ProcessorSlot slot : chain.entry) {
+        BlockException block = slot.entry(frame);
+        if (block != null) {
+          chain.blocked(slot, frame, block);
+          frame.refundHeld();
+          stack.discard(frame, block);
+          return null;
+        }
       }
-    }
-    for (ProcessorSlot slot : chain.admitted) {
-      slot.admitted(entry);
-    }
-    return entry;
-  }
-
-  /** Undoes what the slots before {@code refuser} and the rules reserved for a refused call. */
-  private static void refused(SlotChain chain, ProcessorSlot refuser, Entry entry, CallStack stack,
-      BlockException block) {
-    chain.blocked(refuser, entry, block);
-    entry.refundHeld();
-    stack.discard(entry, block);
-  }
-
-  /** Runs the exit of an admitted call: slots in reverse order. Called once per entry. */
-  void exit(Entry entry) {
-    entry.endNanos = engine.clock.read();
-    SlotChain chain = entry.chain;
-    if (chain == null) {
-      return;
-    }
-    for (ProcessorSlot slot : chain.exit) {
-      try {
-        slot.exit(entry);
-      } catch (RuntimeException e) {
-        LOG.log(Level.ERROR, "Slot " + slot.getClass().getName() + " failed on exit of " + entry.resource, e);
+      for (ProcessorSlot slot : chain.admitted) {
+        slot.admitted(frame);
       }
+    } catch (RuntimeException | Error e) {
+      frame.abandon(engine.clock.read());
+      stack.discard(frame);
+      throw e;
     }
-    entry.releaseHeld();
+    return frame;
   }
 
   /**

@@ -1,0 +1,268 @@
+package dev.weir;
+
+import dev.weir.spi.Invocation;
+import dev.weir.spi.ProcessorSlot;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The state of one call on its way through the chain, pooled per thread by {@link CallStack}: the
+ * i-th nested call of a thread reuses the i-th frame once it is free. Users never see a frame; they
+ * hold an {@link Entry}, which names one call of a frame by its {@link #generation}, so a close
+ * that arrives after the frame moved on to a later call finds a different generation and does
+ * nothing.
+ *
+ * <p>A frame is opened by its owner thread only. It may be finished by any thread, exactly once
+ * per call: {@link #finish(long)} CASes the state from this call's OPEN to its CLOSING, so of two
+ * closes of the same call one runs the exit and the other returns false, and a close of an older
+ * call expects an older generation and fails without touching the state.
+ */
+final class Frame implements Invocation {
+
+  private static final System.Logger LOG = System.getLogger(Frame.class.getName());
+
+  /**
+   * The phase of the current call, in the low two bits of {@link #state}; the bits above count the
+   * calls this frame has carried (its generation), so one CAS checks both "this call" and "open".
+   */
+  private static final long FREE = 0;
+  private static final long OPEN = 1;
+  private static final long CLOSING = 2;
+  private static final long PHASE = 3;
+  private static final long ONE_CALL = 4;
+
+  private static final Object[] NO_ARGS = new Object[0];
+  private static final CircuitBreaker[] NO_BREAKERS = new CircuitBreaker[0];
+  private static final VarHandle STATE;
+
+  static {
+    try {
+      STATE = MethodHandles.lookup().findVarHandle(Frame.class, "state", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  final CallStack stack;
+  /** Generation and phase; see {@link #PHASE}. Written by the owner to open, CASed by closers. */
+  private volatile long state;
+  int depth;
+
+  String resource = "";
+  /** Null when the resource is beyond the engine's bound and the call passes unchecked. */
+  ResourceNode node;
+  EntryType entryType = EntryType.OUT;
+  int acquireCount;
+  Object[] args = NO_ARGS;
+  String contextName = Weir.DEFAULT_CONTEXT;
+  String origin = "";
+  @Nullable StatisticNode contextNode;
+  @Nullable StatisticNode originNode;
+  long startNanos;
+  long endNanos;
+  SlotChain chain;
+  @Nullable Throwable error;
+
+  FlowLimiter[] held = new FlowLimiter[2];
+  long[] heldTokens = new long[2];
+  int heldCount;
+
+  CircuitBreaker[] breakers = NO_BREAKERS;
+  CircuitBreaker[] probes = new CircuitBreaker[1];
+  int probeCount;
+
+  Frame(CallStack stack) {
+    this.stack = stack;
+  }
+
+  void open(String resource, @Nullable ResourceNode node, EntryType type, int acquireCount, Object @Nullable [] args,
+      long now) {
+    this.resource = resource;
+    this.node = node;
+    this.entryType = type;
+    this.acquireCount = acquireCount;
+    this.args = args == null ? NO_ARGS : args;
+    this.contextName = stack.contextName;
+    this.origin = stack.origin;
+    this.startNanos = now;
+    // Only the owner opens, and only a FREE frame: nobody else writes the state meanwhile.
+    STATE.setRelease(this, (state & ~PHASE) + ONE_CALL | OPEN);
+  }
+
+  /** The current call of this frame, for an {@link Entry} to name it. */
+  long call() {
+    return state & ~PHASE;
+  }
+
+  /** True while {@code call} of this frame is open. */
+  boolean isOpen(long call) {
+    return state == (call | OPEN);
+  }
+
+  void hold(FlowLimiter limiter, long token) {
+    if (heldCount == held.length) {
+      held = java.util.Arrays.copyOf(held, heldCount * 2);
+      heldTokens = java.util.Arrays.copyOf(heldTokens, heldCount * 2);
+    }
+    held[heldCount] = limiter;
+    heldTokens[heldCount++] = token;
+  }
+
+  /** Gives back every permit held: the call was refused after some rules admitted it. */
+  void refundHeld() {
+    for (int i = heldCount - 1; i >= 0; i--) {
+      held[i].refund(acquireCount, heldTokens[i]);
+      held[i] = null;
+    }
+    heldCount = 0;
+  }
+
+  /** Releases every permit held: the call completed. */
+  void releaseHeld() {
+    for (int i = 0; i < heldCount; i++) {
+      held[i].release(acquireCount);
+      held[i] = null;
+    }
+    heldCount = 0;
+  }
+
+  void addProbe(CircuitBreaker breaker) {
+    if (probeCount == probes.length) {
+      probes = java.util.Arrays.copyOf(probes, probeCount * 2);
+    }
+    probes[probeCount++] = breaker;
+  }
+
+  boolean isProbe(CircuitBreaker breaker) {
+    for (int i = 0; i < probeCount; i++) {
+      if (probes[i] == breaker) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  boolean isOpen() {
+    return (state & PHASE) == OPEN;
+  }
+
+  boolean isFree() {
+    return (state & PHASE) == FREE;
+  }
+
+  /**
+   * Runs the exit of {@code call} exactly once, whichever thread closes it; returns false when that
+   * call was already closed, or when the frame has moved on to a later call (the CAS expects the
+   * call's own generation, so a late close can never finish a later call).
+   */
+  boolean finish(long call) {
+    if (!STATE.compareAndSet(this, call | OPEN, call | CLOSING)) {
+      return false;
+    }
+    try {
+      exit();
+    } finally {
+      release();
+    }
+    return true;
+  }
+
+  /** Finishes the current call if it is open; for the owner closing frames above a closed one. */
+  boolean finish() {
+    return finish(call());
+  }
+
+  /** Runs the exit slots of an admitted call, in reverse order, then gives back what it holds. */
+  private void exit() {
+    endNanos = stack.clock.read();
+    SlotChain chain = this.chain;
+    if (chain == null) {
+      return; // an unchecked call: nothing to run
+    }
+    for (ProcessorSlot slot : chain.exit) {
+      try {
+        slot.exit(this);
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.ERROR, "Slot " + slot.getClass().getName() + " failed on exit of " + resource, e);
+      }
+    }
+    releaseHeld();
+  }
+
+  /**
+   * Undoes what the chain reserved for a call that will not run (a slot threw): permits held are
+   * refunded, probes handed back to their breakers.
+   */
+  void abandon(long now) {
+    refundHeld();
+    for (int i = 0; i < probeCount; i++) {
+      probes[i].probeRefused(now);
+    }
+    probeCount = 0;
+  }
+
+  /** Forgets the call (a refused call leaves through here without an exit). */
+  void release() {
+    args = NO_ARGS;
+    error = null;
+    node = null;
+    chain = null;
+    contextNode = null;
+    originNode = null;
+    heldCount = 0;
+    breakers = NO_BREAKERS;
+    for (int i = 0; i < probeCount; i++) {
+      probes[i] = null;
+    }
+    probeCount = 0;
+    STATE.setRelease(this, call() | FREE);
+  }
+
+  /** See {@link Entry#recordError}. */
+  void recordError(Throwable error) {
+    if (this.error == null && !(error instanceof BlockException)) {
+      this.error = error;
+    }
+  }
+
+  @Override
+  public String resource() {
+    return resource;
+  }
+
+  @Override
+  public EntryType entryType() {
+    return entryType;
+  }
+
+  @Override
+  public int acquireCount() {
+    return acquireCount;
+  }
+
+  @Override
+  public Object[] args() {
+    return args;
+  }
+
+  @Override
+  public String contextName() {
+    return contextName;
+  }
+
+  @Override
+  public String origin() {
+    return origin;
+  }
+
+  @Override
+  public @Nullable Throwable error() {
+    return error;
+  }
+
+  @Override
+  public String toString() {
+    return "Frame{" + resource + (isOpen() ? ", open}" : ", closed}");
+  }
+}
