@@ -77,13 +77,16 @@ final class EngineClock {
 
   /**
    * A reading below {@code newest}: either this thread was slow between its reading and its look at
-   * {@code newest}, or the ticker went back. A reading taken now, after {@code newest} was
-   * published, tells them apart: a ticker that only moves forward cannot return less than a value
-   * it returned before. Under the lock, so that one backward jump shifts the skew once.
+   * {@code newest}, or the ticker went back. A reading taken after looking at {@code newest} tells
+   * them apart: a ticker that only moves forward cannot return less than a value it returned
+   * before. The order matters: {@code newest} first, then the ticker. Read the other way round, a
+   * thread descheduled between the two would find a {@code newest} published after its reading and
+   * take its own delay for a backward jump, pushing engine time ahead by that delay. Under the lock,
+   * so that one backward jump shifts the skew once.
    */
   private synchronized long readAfterStepBack() {
-    long now = ticker.read() + skew;
     long seen = newest.get();
+    long now = ticker.read() + skew;
     if (now - seen < 0) {
       skew += seen - now;
       return seen;
