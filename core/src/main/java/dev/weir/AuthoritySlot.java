@@ -17,7 +17,7 @@ final class AuthoritySlot extends ProcessorSlot {
   @Override
   public @Nullable BlockException entry(Invocation invocation) {
     Frame entry = (Frame) invocation;
-    for (AuthorityRule rule : entry.node.authority) {
+    for (AuthorityRule rule : entry.rules.authority) {
       if (!rule.permits(entry.origin)) {
         return new AuthorityException(entry.resource, rule, 0);
       }

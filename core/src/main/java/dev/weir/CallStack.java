@@ -94,7 +94,7 @@ final class CallStack {
     depth = at;
     popFreed();
     if (openedLater != null) {
-      throw new IllegalStateException("Frame of '" + entry.resource + "' closed while the entry of '" + openedLater
+      throw new IllegalStateException("Entry of '" + entry.resource + "' closed while the entry of '" + openedLater
           + "', opened after it on the same thread, was still open; both are closed now. Close entries in the"
           + " reverse order of opening (try-with-resources does).");
     }

@@ -11,11 +11,22 @@ final class ConcurrencyLimiter extends FlowLimiter {
 
   private final int limit;
   /** Calls inside, at index {@link #AT}: alone on its cache line, as it is written by every call. */
-  private final AtomicLongArray cell = new AtomicLongArray(2 * AT + 1);
+  private final AtomicLongArray cell;
   private static final int AT = 8;
 
   ConcurrencyLimiter(double count) {
-    this.limit = (int) count;
+    this((int) count, new AtomicLongArray(2 * AT + 1));
+  }
+
+  private ConcurrencyLimiter(int limit, AtomicLongArray cell) {
+    this.limit = limit;
+    this.cell = cell;
+  }
+
+  /** The same calls inside, under another limit: a changed {@code count} keeps counting them. */
+  @Override
+  FlowLimiter withCount(double count) {
+    return new ConcurrencyLimiter((int) count, cell);
   }
 
   @Override

@@ -26,7 +26,7 @@ final class DegradeSlot extends ProcessorSlot {
   @Override
   public @Nullable BlockException entry(Invocation invocation) {
     Frame entry = (Frame) invocation;
-    CircuitBreaker[] breakers = entry.node.breakers;
+    CircuitBreaker[] breakers = entry.rules.breakers;
     entry.breakers = breakers;
     for (CircuitBreaker breaker : breakers) {
       long verdict = breaker.tryPass(entry.startNanos);

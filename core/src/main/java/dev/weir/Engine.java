@@ -72,13 +72,13 @@ final class Engine {
    * The chain a resource's calls go through: every slot, less the built-in rule slots that have no
    * rule for this resource. A resource without rules costs node selection and statistics only.
    */
-  SlotChain chainFor(ResourceNode node) {
+  SlotChain chainFor(ResourceRules rules) {
     List<ProcessorSlot> chain = new ArrayList<>(slots.length);
     for (ProcessorSlot slot : slots) {
-      boolean idle = slot instanceof FlowSlot && node.flow.isEmpty()
-          || slot instanceof DegradeSlot && node.breakers.length == 0
-          || slot instanceof ParamFlowSlot && node.paramFlow.length == 0
-          || slot instanceof AuthoritySlot && node.authority.length == 0
+      boolean idle = slot instanceof FlowSlot && rules.flow.isEmpty()
+          || slot instanceof DegradeSlot && rules.breakers.length == 0
+          || slot instanceof ParamFlowSlot && rules.paramFlow.length == 0
+          || slot instanceof AuthoritySlot && rules.authority.length == 0
           || slot instanceof SystemSlot && !systemRule.isActive();
       if (!idle) {
         chain.add(slot);
@@ -141,7 +141,8 @@ final class Engine {
       systemRule = rule;
       sampler.configure(rule.maxLoad() != null || rule.maxCpuUsage() != null);
       for (ResourceNode node : nodes.all()) {
-        node.chain = chainFor(node);
+        ResourceRules rules = node.rules;
+        node.rules = rules.withChain(chainFor(rules));
       }
     }
   }
@@ -166,15 +167,18 @@ final class Engine {
     }
   }
 
+  /** Builds the resource's rules from {@link #rules}, keeping live state, and publishes them in one write. */
   private void apply(ResourceNode node) {
     RuleSet current = rules(node.name);
-    node.flow = node.flow.replace(current.flow(), this);
-    node.breakers = reuse(node.breakers, current.degrade(), b -> b.rule, r -> new CircuitBreaker(r, this),
-        CircuitBreaker[]::new);
-    node.paramFlow = reuse(node.paramFlow, current.paramFlow(), s -> s.rule, r -> new ParamFlowRuleState(r, this),
-        ParamFlowRuleState[]::new);
-    node.authority = current.authority().toArray(AuthorityRule[]::new);
-    node.chain = chainFor(node);
+    ResourceRules old = node.rules;
+    ResourceRules next = new ResourceRules(
+        old.flow.replace(current.flow(), this),
+        reuse(old.breakers, current.degrade(), b -> b.rule, r -> new CircuitBreaker(r, this), CircuitBreaker[]::new),
+        reuse(old.paramFlow, current.paramFlow(), s -> s.rule, r -> new ParamFlowRuleState(r, this),
+            ParamFlowRuleState[]::new),
+        current.authority().toArray(AuthorityRule[]::new),
+        SlotChain.EMPTY);
+    node.rules = next.withChain(chainFor(next));
   }
 
   /** New states for {@code rules}, keeping the state of every rule that is already in force. */

@@ -1,5 +1,7 @@
 package dev.weir;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The admission state of one flow rule (or of one origin under a {@code limit-app: other} rule).
  *
@@ -39,6 +41,14 @@ abstract class FlowLimiter {
 
   /** Gives back permits admitted with {@code token} when a later rule refused the same call. */
   void refund(int permits, long token) {
+  }
+
+  /**
+   * A limiter for the same rule with another {@code count} that keeps this one's state (the calls
+   * inside, the current window's admissions), or null when the state does not carry over.
+   */
+  @Nullable FlowLimiter withCount(double count) {
+    return null;
   }
 
   /** Called when a call admitted by this limiter completes. */

@@ -11,7 +11,9 @@ import java.util.Set;
 /**
  * The flow rules of one resource with their states, immutable once built. A replacement builds a
  * new set and reuses the state of every rule equal to one of the old set, so warm-up progress,
- * queue position and window counts of unchanged rules survive.
+ * queue position and window counts of unchanged rules survive. A rule that changed only its
+ * {@code count} keeps what its limiter can carry over ({@link FlowLimiter#withCount}): the calls
+ * inside a {@code threads} rule, the current window of a {@code reject} rule.
  */
 final class FlowRuleSet {
 
@@ -61,9 +63,24 @@ final class FlowRuleSet {
     }
     FlowRuleState[] next = new FlowRuleState[rules.size()];
     for (int i = 0; i < next.length; i++) {
-      FlowRule rule = rules.get(i);
-      FlowRuleState state = kept.get(rule);
-      next[i] = state != null ? state : new FlowRuleState(rule, engine);
+      next[i] = kept.remove(rules.get(i));
+    }
+    // A rule that differs from an old one only in its count takes over that rule's state.
+    for (int i = 0; i < next.length; i++) {
+      if (next[i] == null) {
+        FlowRule rule = rules.get(i);
+        FlowRuleState predecessor = null;
+        for (FlowRuleState old : kept.values()) {
+          if (old.rule.toBuilder().count(rule.count()).build().equals(rule)) {
+            predecessor = old;
+            break;
+          }
+        }
+        if (predecessor != null) {
+          kept.remove(predecessor.rule);
+        }
+        next[i] = new FlowRuleState(rule, engine, predecessor);
+      }
     }
     return new FlowRuleSet(next);
   }

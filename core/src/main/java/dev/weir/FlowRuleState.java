@@ -26,11 +26,26 @@ final class FlowRuleState {
   private volatile @Nullable FlowLimiter overflow;
 
   FlowRuleState(FlowRule rule, Engine engine) {
+    this(rule, engine, null);
+  }
+
+  /** A state for {@code rule}, carrying over what it can of {@code predecessor}, the same rule with another count. */
+  FlowRuleState(FlowRule rule, Engine engine, @Nullable FlowRuleState predecessor) {
     this.rule = rule;
     this.engine = engine;
     boolean perOriginState = FlowRule.LIMIT_APP_OTHER.equals(rule.limitApp()) && rule.strategy() != FlowStrategy.RELATED;
-    this.shared = perOriginState ? null : newLimiter(sharedScope(rule));
+    FlowLimiter carried = predecessor == null || predecessor.shared == null ? null
+        : predecessor.shared.withCount(rule.count());
+    this.shared = perOriginState ? null : carried != null ? carried : newLimiter(sharedScope(rule));
     this.perOrigin = perOriginState ? new ConcurrentHashMap<>() : null;
+    if (perOrigin != null && predecessor != null && predecessor.perOrigin != null) {
+      predecessor.perOrigin.forEach((origin, limiter) -> {
+        FlowLimiter next = limiter.withCount(rule.count());
+        if (next != null) {
+          perOrigin.put(origin, next);
+        }
+      });
+    }
   }
 
   boolean waits() {

@@ -26,7 +26,7 @@ final class FlowSlot extends ProcessorSlot {
   @Override
   public @Nullable BlockException entry(Invocation invocation) {
     Frame entry = (Frame) invocation;
-    FlowRuleSet set = entry.node.flow;
+    FlowRuleSet set = entry.rules.flow;
     FlowRuleState[] states = set.states;
     for (FlowRuleState state : states) {
       FlowLimiter limiter = state.select(entry, set.namedOrigins);

@@ -61,7 +61,8 @@ final class Frame implements Invocation {
   @Nullable StatisticNode originNode;
   long startNanos;
   long endNanos;
-  SlotChain chain;
+  /** The rules this call is checked against, read once when it started. */
+  ResourceRules rules = ResourceRules.NONE;
   @Nullable Throwable error;
 
   FlowLimiter[] held = new FlowLimiter[2];
@@ -176,11 +177,7 @@ final class Frame implements Invocation {
   /** Runs the exit slots of an admitted call, in reverse order, then gives back what it holds. */
   private void exit() {
     endNanos = stack.clock.read();
-    SlotChain chain = this.chain;
-    if (chain == null) {
-      return; // an unchecked call: nothing to run
-    }
-    for (ProcessorSlot slot : chain.exit) {
+    for (ProcessorSlot slot : rules.chain.exit) { // none for an unchecked call
       try {
         slot.exit(this);
       } catch (RuntimeException e) {
@@ -207,7 +204,7 @@ final class Frame implements Invocation {
     args = NO_ARGS;
     error = null;
     node = null;
-    chain = null;
+    rules = ResourceRules.NONE;
     contextNode = null;
     originNode = null;
     heldCount = 0;

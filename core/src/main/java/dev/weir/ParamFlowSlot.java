@@ -29,7 +29,7 @@ final class ParamFlowSlot extends ProcessorSlot {
   public @Nullable BlockException entry(Invocation invocation) {
     Frame entry = (Frame) invocation;
     boolean waits = false;
-    for (ParamFlowRuleState state : entry.node.paramFlow) {
+    for (ParamFlowRuleState state : entry.rules.paramFlow) {
       Object argument = state.argument(entry.args);
       if (argument == null) {
         continue;

@@ -1,6 +1,5 @@
 package dev.weir;
 
-import dev.weir.rule.AuthorityRule;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -11,8 +10,8 @@ import org.jspecify.annotations.Nullable;
  * minute windows, totals, blocks per rule kind), the per-context and per-origin statistics nodes,
  * the rule states, and the slot chain compiled for this resource's rules.
  *
- * <p>The chain and rule sets are immutable arrays behind volatile fields: the hot path reads each
- * once, and a rules replacement publishes new ones in one write.
+ * <p>The rules and their chain are one immutable {@link ResourceRules} behind a volatile field: a
+ * call reads it once, and a rules replacement publishes a new one in one write.
  */
 final class ResourceNode extends StatisticNode implements ResourceStatistics {
 
@@ -25,11 +24,8 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
   private final ConcurrentHashMap<String, StatisticNode> byContext = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, StatisticNode> byOrigin = new ConcurrentHashMap<>();
 
-  volatile FlowRuleSet flow = FlowRuleSet.EMPTY;
-  volatile CircuitBreaker[] breakers = new CircuitBreaker[0];
-  volatile ParamFlowRuleState[] paramFlow = new ParamFlowRuleState[0];
-  volatile AuthorityRule[] authority = new AuthorityRule[0];
-  volatile SlotChain chain;
+  /** The rules in force, published in one write; see {@link ResourceRules}. */
+  volatile ResourceRules rules;
 
   ResourceNode(String name, Engine engine) {
     super(engine.sampleCount);
@@ -39,7 +35,7 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
     for (int i = 0; i < blockedByKind.length; i++) {
       blockedByKind[i] = new LongAdder();
     }
-    this.chain = engine.chainFor(this);
+    this.rules = ResourceRules.NONE.withChain(engine.chainFor(ResourceRules.NONE));
   }
 
   @Override
@@ -178,7 +174,7 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
   @Override
   public CircuitState circuitState() {
     CircuitState worst = CircuitState.CLOSED;
-    for (CircuitBreaker breaker : breakers) {
+    for (CircuitBreaker breaker : rules.breakers) {
       CircuitState state = breaker.state();
       if (state == CircuitState.OPEN) {
         return state;

@@ -139,8 +139,9 @@ public final class Weir implements AutoCloseable {
     if (node == null) {
       return frame; // beyond max-resources: unchecked, counted by the registry
     }
-    SlotChain chain = node.chain;
-    frame.chain = chain;
+    ResourceRules rules = node.rules; // read once: every slot decides against the same rules
+    frame.rules = rules;
+    SlotChain chain = rules.chain;
     try {
       for (ProcessorSlot slot : chain.entry) {
         BlockException block = slot.entry(frame);

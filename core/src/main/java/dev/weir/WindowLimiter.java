@@ -1,6 +1,7 @@
 package dev.weir;
 
 import java.util.concurrent.atomic.AtomicLongArray;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code reject} for a QPS rule: at most {@code count} admissions in a sliding window of
@@ -13,7 +14,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * bits), and admission is a CAS on the slot of the newest bucket.
  *
  * <h2>The protocol</h2>
- * Invariants, for the newest bucket {@code H} (published in {@link #head}):
+ * Invariants, for the newest bucket {@code H} (published in {@code buckets.head}):
  * <ol>
  *   <li>slot {@code i} holds the one bucket {@code b} of the window {@code (H - BUCKETS, H]} with
  *       {@code b == i (mod BUCKETS)}, so a slot never holds a bucket outside the window and 32-bit
@@ -24,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * </ol>
  * An admission CASes {@code H}'s slot from {@code c} to {@code c + permits} only if it is unsealed,
  * still holds {@code H}, and {@code sealedSum + c + permits <= count}. Moving to a newer bucket
- * ({@link #advance}, under this object's lock, once per bucket) first seals {@code H}'s slot, then
+ * ({@link #advance}, under the buckets' lock, once per bucket) first seals {@code H}'s slot, then
  * re-labels the other slots for the new window (emptying those that leave it), sums the sealed
  * ones, installs the new bucket open, and publishes the new head last. An admission that CASes
  * {@code H}'s slot therefore lands before the seal, and is included in the next head's sum; one
@@ -56,19 +57,39 @@ final class WindowLimiter extends FlowLimiter {
   private static final long SEALED = 1L << 31;
   private static final long COUNT_MASK = SEALED - 1;
 
-  private final long bucketNanos;
   private final long limit;
-  private final EngineClock clock;
+  private final Buckets buckets;
+
   /**
-   * The slots, one per 64-byte cache line ({@link #STRIDE} longs apart, with a line of padding
-   * before the first): the slot being counted is written on every admission, and must not share a
-   * line with the fields every admission reads, nor with the other slots.
+   * The window itself, apart from the limit: a rule whose {@code count} changes keeps it, so the
+   * admissions of the current window still count against the new limit. Its lock guards
+   * {@link WindowLimiter#advance}.
    */
-  private final AtomicLongArray slots = new AtomicLongArray((BUCKETS + 2) * STRIDE);
-  /** The bucket number of the last reading and where its period starts: saves a long division per call. */
-  private volatile Span lastSpan = new Span(Long.MIN_VALUE, 0);
-  /** The newest bucket, its slot, and (at least) the sum of the other buckets of its window. */
-  private volatile Head head;
+  private static final class Buckets {
+    final long bucketNanos;
+    final EngineClock clock;
+    /**
+     * The slots, one per 64-byte cache line ({@link #STRIDE} longs apart, with a line of padding
+     * before the first): the slot being counted is written on every admission, and must not share
+     * a line with the fields every admission reads, nor with the other slots.
+     */
+    final AtomicLongArray slots = new AtomicLongArray((BUCKETS + 2) * STRIDE);
+    /** The bucket number of the last reading and where its period starts: saves a long division per call. */
+    volatile Span lastSpan = new Span(Long.MIN_VALUE, 0);
+    /** The newest bucket, its slot, and (at least) the sum of the other buckets of its window. */
+    volatile Head head;
+
+    Buckets(long bucketNanos, EngineClock clock, long now) {
+      this.bucketNanos = bucketNanos;
+      this.clock = clock;
+      long index = Math.floorDiv(now, bucketNanos);
+      for (int i = 0; i < BUCKETS; i++) {
+        long bucket = bucketOfSlot(index, i);
+        slots.set(at(i), bucket == index ? pack(bucket) : pack(bucket) | SEALED);
+      }
+      this.head = new Head(index, slotOf(index), 0);
+    }
+  }
 
   private record Span(long start, long index) {
   }
@@ -77,15 +98,17 @@ final class WindowLimiter extends FlowLimiter {
   }
 
   WindowLimiter(long intervalNanos, double count, EngineClock clock, long now) {
-    this.bucketNanos = intervalNanos / BUCKETS;
-    this.limit = (long) Math.floor(count);
-    this.clock = clock;
-    long index = Math.floorDiv(now, bucketNanos);
-    for (int i = 0; i < BUCKETS; i++) {
-      long bucket = bucketOfSlot(index, i);
-      slots.set(at(i), bucket == index ? pack(bucket) : pack(bucket) | SEALED);
-    }
-    this.head = new Head(index, slotOf(index), 0);
+    this((long) Math.floor(count), new Buckets(intervalNanos / BUCKETS, clock, now));
+  }
+
+  private WindowLimiter(long limit, Buckets buckets) {
+    this.limit = limit;
+    this.buckets = buckets;
+  }
+
+  @Override
+  @Nullable FlowLimiter withCount(double count) {
+    return new WindowLimiter((long) Math.floor(count), buckets);
   }
 
   @Override
@@ -93,19 +116,19 @@ final class WindowLimiter extends FlowLimiter {
     long nowIndex = bucketOf(now);
     boolean fresh = false;
     while (true) {
-      Head h = head;
+      Head h = buckets.head;
       if (nowIndex > h.index) {
         advance(nowIndex);
         continue;
       }
       if (nowIndex < h.index && !fresh) {
         // Late: decide on a fresh reading (at least as new as the one that installed h).
-        now = clock.read();
+        now = buckets.clock.read();
         nowIndex = bucketOf(now);
         fresh = nowIndex < h.index; // still older: the ticker stepped back; count into h from here on
         continue;
       }
-      long current = slots.get(at(h.slot));
+      long current = buckets.slots.get(at(h.slot));
       if ((current & SEALED) != 0 || bucket(current) != (int) h.index) {
         awaitAdvance();
         continue;
@@ -118,20 +141,20 @@ final class WindowLimiter extends FlowLimiter {
           return refused(retryAfter(h, others + count, permits, now));
         }
       }
-      if (slots.compareAndSet(at(h.slot), current, current + permits)) {
+      if (buckets.slots.compareAndSet(at(h.slot), current, current + permits)) {
         return ((long) h.slot << 32) | (h.index & 0xFFFF_FFFFL);
       }
     }
   }
 
   private long bucketOf(long now) {
-    Span span = lastSpan;
+    Span span = buckets.lastSpan;
     long into = now - span.start;
-    if (into >= 0 && into < bucketNanos) {
+    if (into >= 0 && into < buckets.bucketNanos) {
       return span.index;
     }
-    long index = Math.floorDiv(now, bucketNanos);
-    lastSpan = new Span(index * bucketNanos, index);
+    long index = Math.floorDiv(now, buckets.bucketNanos);
+    buckets.lastSpan = new Span(index * buckets.bucketNanos, index);
     return index;
   }
 
@@ -140,21 +163,27 @@ final class WindowLimiter extends FlowLimiter {
    * this lock until it has published the new head. Taking the lock waits for exactly that.
    */
   private void awaitAdvance() {
-    synchronized (this) {
+    synchronized (buckets) {
       // nothing to do: the mover has finished once we get here
     }
   }
 
   /** Makes {@code target} the newest bucket unless a newer one already is; see the class comment. */
-  private synchronized void advance(long target) {
-    Head h = head;
+  private void advance(long target) {
+    synchronized (buckets) {
+      advanceLocked(target);
+    }
+  }
+
+  private void advanceLocked(long target) {
+    Head h = buckets.head;
     if (target <= h.index) {
       return;
     }
     // 1. Seal the newest bucket: admissions that got in before the seal are in the count we read.
     while (true) {
-      long value = slots.get(at(h.slot));
-      if ((value & SEALED) != 0 || slots.compareAndSet(at(h.slot), value, value | SEALED)) {
+      long value = buckets.slots.get(at(h.slot));
+      if ((value & SEALED) != 0 || buckets.slots.compareAndSet(at(h.slot), value, value | SEALED)) {
         break;
       }
     }
@@ -168,17 +197,17 @@ final class WindowLimiter extends FlowLimiter {
         continue;
       }
       long wanted = bucketOfSlot(target, i);
-      long value = slots.get(at(i));
+      long value = buckets.slots.get(at(i));
       long held = h.index - ((int) h.index - bucket(value));
       if (held == wanted) {
         sealedSum += value & COUNT_MASK;
       } else {
-        slots.set(at(i), pack(wanted) | SEALED);
+        buckets.slots.set(at(i), pack(wanted) | SEALED);
       }
     }
     // 3. Install the new bucket open, then publish it.
-    slots.set(at(targetSlot), pack(target));
-    head = new Head(target, targetSlot, sealedSum);
+    buckets.slots.set(at(targetSlot), pack(target));
+    buckets.head = new Head(target, targetSlot, sealedSum);
   }
 
   /** Sum of the counts of the other slots of {@code h}'s window, read now. */
@@ -186,7 +215,7 @@ final class WindowLimiter extends FlowLimiter {
     long sum = 0;
     for (int i = 0; i < BUCKETS; i++) {
       if (i != h.slot) {
-        long value = slots.get(at(i));
+        long value = buckets.slots.get(at(i));
         int age = (int) h.index - bucket(value);
         if (age > 0 && age < BUCKETS) {
           sum += value & COUNT_MASK;
@@ -201,18 +230,18 @@ final class WindowLimiter extends FlowLimiter {
     if (permits > limit) {
       return 0;
     }
-    long from = Math.max(now, h.index * bucketNanos);
+    long from = Math.max(now, h.index * buckets.bucketNanos);
     long freed = 0;
     for (long index = h.index - BUCKETS + 1; index <= h.index; index++) {
-      long value = slots.get(at(slotOf(index)));
+      long value = buckets.slots.get(at(slotOf(index)));
       if (bucket(value) == (int) index) {
         freed += value & COUNT_MASK;
       }
       if (inWindow - freed + permits <= limit) {
-        return (index + BUCKETS) * bucketNanos - from;
+        return (index + BUCKETS) * buckets.bucketNanos - from;
       }
     }
-    return (h.index + 1) * bucketNanos - from;
+    return (h.index + 1) * buckets.bucketNanos - from;
   }
 
   @Override
@@ -220,11 +249,11 @@ final class WindowLimiter extends FlowLimiter {
     int slot = (int) (token >>> 32);
     int index = (int) token;
     while (true) {
-      long value = slots.get(at(slot));
+      long value = buckets.slots.get(at(slot));
       // Lowering a count, sealed or not, only makes later checks more permissive by what was
       // never used; it can never let a window exceed the limit.
       if (bucket(value) != index || (value & COUNT_MASK) < permits
-          || slots.compareAndSet(at(slot), value, value - permits)) {
+          || buckets.slots.compareAndSet(at(slot), value, value - permits)) {
         return;
       }
     }
@@ -232,8 +261,8 @@ final class WindowLimiter extends FlowLimiter {
 
   /** Admissions counted in the window of the newest bucket; for tests and diagnostics. */
   long inWindow() {
-    Head h = head;
-    return sumOthers(h) + (slots.get(at(h.slot)) & COUNT_MASK);
+    Head h = buckets.head;
+    return sumOthers(h) + (buckets.slots.get(at(h.slot)) & COUNT_MASK);
   }
 
   /** The bucket of the window ending at {@code newest} that lives in slot {@code slot}. */

@@ -188,8 +188,8 @@ class CircuitBreakerTest {
     assertThat(refused.rule()).isEqualTo(second);
     assertThat(transitions).containsSubsequence("OPEN->HALF_OPEN", "HALF_OPEN->OPEN");
     // The first is open again for a whole period, not stuck half-open.
-    assertThat(((ResourceNode) weir.statistics("r")).breakers[0].state()).isEqualTo(CircuitState.OPEN);
-    assertThat(((ResourceNode) weir.statistics("r")).breakers[0].retryAfter(ticker.read()))
+    assertThat(((ResourceNode) weir.statistics("r")).rules.breakers[0].state()).isEqualTo(CircuitState.OPEN);
+    assertThat(((ResourceNode) weir.statistics("r")).rules.breakers[0].retryAfter(ticker.read()))
         .isEqualTo(Duration.ofSeconds(5).toNanos());
   }
 

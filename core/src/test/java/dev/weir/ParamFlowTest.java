@@ -173,7 +173,7 @@ class ParamFlowTest {
     for (int i = 0; i < 1_000_000; i++) {
       call(weir, i);
     }
-    ParamFlowRuleState state = ((ResourceNode) weir.statistics("r")).paramFlow[0];
+    ParamFlowRuleState state = ((ResourceNode) weir.statistics("r")).rules.paramFlow[0];
     assertThat(state.trackedValues()).isLessThanOrEqualTo(ParamFlowRule.MAX_TRACKED_VALUES);
     assertThat(state.trackedValues()).isGreaterThan(ParamFlowRule.MAX_TRACKED_VALUES / 2);
     // The most recent values are still tracked and limited.

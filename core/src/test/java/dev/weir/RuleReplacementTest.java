@@ -26,11 +26,13 @@ class RuleReplacementTest {
   }
 
   @Test
-  void changedRuleStartsFresh() {
+  void changedCountKeepsTheWindowOtherChangesStartFresh() {
     weir.rules().replaceFlowRules("r", List.of(FlowRule.qps("r", 3)));
     Calls.admitted(weir, "r", 3);
     weir.rules().replaceFlowRules("r", List.of(FlowRule.qps("r", 4)));
-    assertThat(Calls.admitted(weir, "r", 5)).isEqualTo(4);
+    assertThat(Calls.admitted(weir, "r", 5)).as("the window holds the 3 already admitted").isEqualTo(1);
+    weir.rules().replaceFlowRules("r", List.of(FlowRule.builder("r").count(4).exact(true).build()));
+    assertThat(Calls.admitted(weir, "r", 5)).as("another kind of limiter: nothing to carry over").isEqualTo(4);
   }
 
   @Test
