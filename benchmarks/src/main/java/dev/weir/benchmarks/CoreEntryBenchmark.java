@@ -357,7 +357,7 @@ public class CoreEntryBenchmark {
 
   private static void weirEntry(Weir weir, Refusals r, Blackhole bh) {
     try (Entry e = weir.entry(RES)) {
-      bh.consume(e);
+      bh.consume(e.acquireCount());
     } catch (BlockException b) {
       r.refused++;
       bh.consume(b);
