@@ -9,6 +9,11 @@ import org.jspecify.annotations.Nullable;
  * Applies the resource's circuit breakers. A call passes only if every breaker lets it; when one
  * refuses, the probes that earlier breakers admitted for this call are handed back (those breakers
  * reopen). Completions are reported to every breaker the call went through.
+ *
+ * <p>A breaker names its probe by the call's start reading ({@code entry.startNanos}, the reading
+ * its {@code tryPass} decided), so the same reading goes back with the completion or the refusal:
+ * a probe that timed out and completes later is then told apart from the breaker's newer probe.
+ * Nothing after this slot changes {@code startNanos}.
  */
 final class DegradeSlot extends ProcessorSlot {
 
@@ -34,7 +39,7 @@ final class DegradeSlot extends ProcessorSlot {
         refuseProbes(entry, entry.startNanos);
         return new DegradeException(entry.resource, breaker.rule, FlowLimiter.retryAfterNanos(verdict));
       }
-      if (verdict == 1) {
+      if (verdict == CircuitBreaker.PROBE) {
         entry.addProbe(breaker);
       }
     }
@@ -49,16 +54,15 @@ final class DegradeSlot extends ProcessorSlot {
   @Override
   public void exit(Invocation invocation) {
     Frame entry = (Frame) invocation;
-    long rt = Math.max(0L, entry.endNanos - entry.startNanos);
     boolean failed = entry.error != null;
     for (CircuitBreaker breaker : entry.breakers) {
-      breaker.onComplete(entry.endNanos, rt, failed, entry.isProbe(breaker));
+      breaker.onComplete(entry.startNanos, entry.endNanos, failed, entry.isProbe(breaker));
     }
   }
 
   private static void refuseProbes(Frame entry, long now) {
     for (int i = 0; i < entry.probeCount; i++) {
-      entry.probes[i].probeRefused(now);
+      entry.probes[i].probeRefused(entry.startNanos, now);
     }
     entry.probeCount = 0;
   }

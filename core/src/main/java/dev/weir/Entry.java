@@ -103,6 +103,16 @@ public final class Entry implements AutoCloseable {
     return frame.isOpen(call);
   }
 
+  /** Whether this open call is {@code breaker}'s probe; for tests. */
+  boolean isProbe(CircuitBreaker breaker) {
+    return frame.isOpen(call) && frame.isProbe(breaker);
+  }
+
+  /** The engine reading this call is timed from; for tests. */
+  long startNanos() {
+    return frame.startNanos;
+  }
+
   @Override
   public String toString() {
     return "Entry{" + resource + (isOpen() ? ", open}" : ", closed}");

@@ -194,7 +194,7 @@ final class Frame implements Invocation {
   void abandon(long now) {
     refundHeld();
     for (int i = 0; i < probeCount; i++) {
-      probes[i].probeRefused(now);
+      probes[i].probeRefused(startNanos, now);
     }
     probeCount = 0;
   }

@@ -8,8 +8,9 @@ import java.util.Objects;
  * {@code statInterval}; once at least {@code minRequestAmount} calls completed there and the
  * strategy's measure passes {@code threshold}, it opens and refuses every call for
  * {@code openDuration}. Then exactly one probe call passes: its outcome closes the breaker (with
- * fresh statistics) or opens it again. Only failures recorded on the entry count; refused calls
- * never do.
+ * fresh statistics) or opens it again. A probe that does not complete within {@code openDuration}
+ * (for {@code SLOW_RATIO}, the longer of it and {@code slowCallThreshold}) counts as failed, and the
+ * next call after that probes. Only failures recorded on the entry count; refused calls never do.
  *
  * @param resource the guarded resource
  * @param strategy what trips the breaker
@@ -19,7 +20,7 @@ import java.util.Objects;
  * @param slowCallThreshold {@code SLOW_RATIO} only: calls slower than this are slow
  * @param minRequestAmount calls needed in the interval before the breaker may open
  * @param statInterval the sliding interval the statistics cover
- * @param openDuration how long the breaker stays open before a probe
+ * @param openDuration how long the breaker stays open before a probe; also the probe's timeout
  */
 public record DegradeRule(
     String resource,
