@@ -54,6 +54,86 @@ class FlowRuleValidatorTest {
             "cluster-mode"));
   }
 
+  /** Each bound of a duration or a pacing spacing: a rule just inside it, and the same just outside. */
+  static Stream<Arguments> bounds() {
+    Duration day = Duration.ofDays(1);
+    Duration hour = Duration.ofHours(1);
+    return Stream.of(
+        bound("max-queueing-time", queue().maxQueueingTime(hour).build(),
+            queue().maxQueueingTime(hour.plusNanos(1)).build()),
+        bound("max-queueing-time", warmUpQueue().maxQueueingTime(hour).build(),
+            warmUpQueue().maxQueueingTime(Duration.ofDays(200_000)).build()),
+        bound("max-queueing-time", queue().maxQueueingTime(Duration.ZERO).build(),
+            queue().maxQueueingTime(Duration.ofNanos(-1)).build()),
+        // A duration no behaviour reads is still bounded: every valid rule converts to nanoseconds.
+        bound("max-queueing-time", reject().maxQueueingTime(hour).build(),
+            reject().maxQueueingTime(Duration.ofDays(200_000)).build()),
+        bound("warm-up-period", warmUp().warmUpPeriod(day).build(), warmUp().warmUpPeriod(day.plusNanos(1)).build()),
+        bound("warm-up-period", warmUpQueue().warmUpPeriod(day).build(),
+            warmUpQueue().warmUpPeriod(Duration.ofDays(200_000)).build()),
+        bound("warm-up-period", warmUp().warmUpPeriod(Duration.ofMillis(1)).build(),
+            warmUp().warmUpPeriod(Duration.ofNanos(999_999)).build()),
+        bound("warm-up-period", reject().warmUpPeriod(day).build(),
+            reject().warmUpPeriod(Duration.ofDays(200_000)).build()),
+        // Spacing interval / count of at most one day: count 1 per day is the slowest pace.
+        bound("count", queue().interval(day).count(1).build(), queue().interval(day).count(0.999).build()),
+        bound("count", queue().interval(Duration.ofSeconds(1)).count(1.0 / 86_400).build(),
+            queue().interval(Duration.ofSeconds(1)).count(1e-10).build()),
+        // Warm-up starts cold at interval * cold-factor / count: that is the spacing bounded.
+        bound("count", warmUp().interval(day).count(3).build(), warmUp().interval(day).count(2.999).build()),
+        bound("count", warmUpQueue().interval(day).count(5).coldFactor(5).build(),
+            warmUpQueue().interval(day).count(5).coldFactor(6).build()),
+        bound("count", warmUp().interval(Duration.ofSeconds(1)).count(1).coldFactor(86_400).build(),
+            warmUp().interval(Duration.ofSeconds(1)).count(1).coldFactor(Integer.MAX_VALUE).build()));
+  }
+
+  static Arguments bound(String field, FlowRule inside, FlowRule outside) {
+    return Arguments.of(field, inside, outside);
+  }
+
+  private static FlowRule.Builder reject() {
+    return FlowRule.builder("r").count(10);
+  }
+
+  private static FlowRule.Builder queue() {
+    return reject().controlBehavior(ControlBehavior.QUEUE);
+  }
+
+  private static FlowRule.Builder warmUp() {
+    return reject().controlBehavior(ControlBehavior.WARM_UP);
+  }
+
+  private static FlowRule.Builder warmUpQueue() {
+    return reject().controlBehavior(ControlBehavior.WARM_UP_QUEUE);
+  }
+
+  @ParameterizedTest(name = "{0}: {2}")
+  @MethodSource("bounds")
+  void boundsEveryDurationAndSpacing(String field, FlowRule inside, FlowRule outside) {
+    assertThat(FlowRuleValidator.validate(List.of(inside))).isEmpty();
+    assertThat(FlowRuleValidator.validate(List.of(outside))).extracting(RuleViolation::field)
+        .containsExactly("[0]." + field);
+  }
+
+  @Test
+  void spacingMessageSaysTheSmallestCount() {
+    FlowRule rule = FlowRule.builder("r").count(1e-10).controlBehavior(ControlBehavior.QUEUE)
+        .interval(Duration.ofDays(1)).build();
+    assertThat(FlowRuleValidator.validate(rule)).singleElement().hasToString(
+        "count: spaces calls (interval / count) with control-behavior queue more than 1d apart; it must be at"
+            + " least 1.0 here (or 0 to refuse every call), was 1.0E-10");
+    assertThat(FlowRuleValidator.validate(FlowRule.builder("r").controlBehavior(ControlBehavior.WARM_UP_QUEUE)
+        .count(0).build())).as("count 0 refuses every call; there is no spacing to bound").isEmpty();
+  }
+
+  @Test
+  void durationMessageSaysTheRange() {
+    FlowRule rule = FlowRule.builder("r").count(1).controlBehavior(ControlBehavior.QUEUE)
+        .maxQueueingTime(Duration.ofDays(200_000)).build();
+    assertThat(FlowRuleValidator.validate(rule)).singleElement()
+        .hasToString("max-queueing-time: must be from 0ms to 1h, was PT4800000H");
+  }
+
   @ParameterizedTest
   @MethodSource("invalidRules")
   void namesTheOffendingField(FlowRule rule, String field) {

@@ -6,16 +6,23 @@ import java.util.Objects;
 /**
  * How the engine uses a {@link ClusterClient}.
  *
- * @param timeout the deadline of one decision; the caller waits no longer, whatever the client's own
- *     timeouts are
+ * @param timeout the deadline of one decision, at most {@link #MAX_TIMEOUT}; the caller waits no
+ *     longer, whatever the client's own timeouts are
  * @param fallback what decides when the store fails or misses the deadline
  * @param failureThreshold consecutive failures (errors or missed deadlines) that open the breaker
- * @param openDuration how long an open breaker keeps calls away from the store before one call probes it
+ * @param openDuration how long an open breaker keeps calls away from the store before one call probes
+ *     it, at most {@link #MAX_OPEN_DURATION}
  * @param maxInFlight decisions that may wait for the store at once; further calls fall back at once, so
  *     nothing queues without bound while the store hangs
  */
 public record ClusterOptions(Duration timeout, ClusterFallback fallback, int failureThreshold,
     Duration openDuration, int maxInFlight) {
+
+  /** Longest {@link #timeout()}: a decision holds its caller this long at most. */
+  public static final Duration MAX_TIMEOUT = Duration.ofMinutes(1);
+
+  /** Longest {@link #openDuration()}; far below the overflow of the engine's nanosecond clock. */
+  public static final Duration MAX_OPEN_DURATION = Duration.ofDays(1);
 
   /** The defaults: 20 ms, {@code LOCAL}, 5 failures, 1 s open, 256 in flight. */
   public static final ClusterOptions DEFAULTS =
@@ -26,11 +33,11 @@ public record ClusterOptions(Duration timeout, ClusterFallback fallback, int fai
     Objects.requireNonNull(timeout, "timeout");
     Objects.requireNonNull(fallback, "fallback");
     Objects.requireNonNull(openDuration, "openDuration");
-    if (timeout.isNegative() || timeout.isZero()) {
-      throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+    if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(MAX_TIMEOUT) > 0) {
+      throw new IllegalArgumentException("timeout must be positive and at most 1m, was " + timeout);
     }
-    if (openDuration.isNegative() || openDuration.isZero()) {
-      throw new IllegalArgumentException("openDuration must be positive, was " + openDuration);
+    if (openDuration.isNegative() || openDuration.isZero() || openDuration.compareTo(MAX_OPEN_DURATION) > 0) {
+      throw new IllegalArgumentException("openDuration must be positive and at most 1d, was " + openDuration);
     }
     if (failureThreshold < 1) {
       throw new IllegalArgumentException("failureThreshold must be at least 1, was " + failureThreshold);

@@ -65,11 +65,42 @@ final class Checks {
     return valid;
   }
 
+  /**
+   * A duration from {@code min} to {@code max}, any precision. Checked before anything converts it
+   * to nanoseconds, which overflows beyond about 292 years.
+   */
+  static boolean within(String field, Duration value, Duration min, Duration max, List<RuleViolation> out) {
+    boolean valid = value.compareTo(min) >= 0 && value.compareTo(max) <= 0;
+    if (!valid) {
+      out.add(new RuleViolation(field, "must be from " + text(min) + " to " + text(max) + ", was " + value));
+    }
+    return valid;
+  }
+
+  /**
+   * The time between two admissions of a paced limit, {@code span * factor / count}, at most
+   * {@link RuleBounds#MAX_SPACING}; a count of 0 (refuse every call) has none. Reported on
+   * {@code field}, the count, with the smallest count the span allows.
+   */
+  static void spacing(String field, double count, Duration span, double factor, String what,
+      List<RuleViolation> out) {
+    if (!(count > 0) || Double.isInfinite(count)) {
+      return;
+    }
+    double spanNanos = span.toNanos() * factor;
+    double maxSpacing = RuleBounds.MAX_SPACING.toNanos();
+    if (spanNanos / count > maxSpacing) {
+      out.add(new RuleViolation(field, "spaces " + what + " more than " + text(RuleBounds.MAX_SPACING)
+          + " apart; it must be at least " + spanNanos / maxSpacing + " here (or 0 to refuse every call), was "
+          + count));
+    }
+  }
+
   static String name(Enum<?> value) {
     return value.name().toLowerCase(Locale.ROOT).replace('_', '-');
   }
 
-  private static String text(Duration duration) {
+  static String text(Duration duration) {
     if (duration.isZero()) {
       return "0ms";
     }

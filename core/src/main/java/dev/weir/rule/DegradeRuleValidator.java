@@ -5,8 +5,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Checks circuit-breaker rules; see {@link FlowRuleValidator} for the form of the result. The
- * statistics interval has ten buckets, so it is whole milliseconds from 10 ms to 1 h.
+ * Checks circuit-breaker rules; see {@link FlowRuleValidator} for the form of the result. Every
+ * duration is whole milliseconds within bounds, so none can overflow nanoseconds (see
+ * {@link RuleBounds}): {@code stat-interval} from 10 ms to 1 hour (it has ten buckets),
+ * {@code slow-call-threshold} from 1 ms to 1 hour (slow-ratio only), {@code open-duration} from
+ * 1 ms to 1 day.
  */
 public final class DegradeRuleValidator {
 

@@ -16,7 +16,14 @@ import java.util.List;
  *       {@code interval / 10}.
  *   <li>{@code exact}: integral {@code count} up to {@link FlowRule#EXACT_MAX_COUNT}, since it keeps
  *       one timestamp per permit.
- *   <li>queue behaviors: at most 10<sup>9</sup> admissions per second (pacing is in nanoseconds).
+ *   <li>queue and warm-up behaviors: at most 10<sup>9</sup> admissions per second (pacing is in
+ *       nanoseconds), and at most 1 day between two admissions: {@code interval / count}, and for
+ *       warm-up behaviors {@code interval * cold-factor / count} (the cold end), so a count such
+ *       as {@code 1e-10} cannot overflow the schedule. A count of 0 refuses every call and is fine.
+ *   <li>{@code max-queueing-time} from 0 to 1 hour, and {@code warm-up-period} up to 1 day (at
+ *       least 1 ms for the warm-up behaviors). Both are checked whatever the behavior, so no
+ *       duration of a valid rule can overflow nanoseconds; see {@link RuleBounds} for why these
+ *       values.
  * </ul>
  */
 public final class FlowRuleValidator {
@@ -45,6 +52,7 @@ public final class FlowRuleValidator {
     } else {
       validateQps(rule, out);
     }
+    validateDurations(rule, out);
     validateStrategy(rule, out);
     if (rule.limitApp().isBlank()) {
       out.add(new RuleViolation("limit-app", "must be 'default', 'other' or an origin name"));
@@ -96,21 +104,18 @@ public final class FlowRuleValidator {
     boolean warmUp = behavior == ControlBehavior.WARM_UP || behavior == ControlBehavior.WARM_UP_QUEUE;
     boolean queue = behavior == ControlBehavior.QUEUE || behavior == ControlBehavior.WARM_UP_QUEUE;
     if (warmUp) {
-      if (rule.warmUpPeriod().compareTo(Duration.ofMillis(1)) < 0) {
-        out.add(new RuleViolation("warm-up-period", "must be at least 1ms, was " + rule.warmUpPeriod()));
-      }
       if (rule.coldFactor() < 2) {
         out.add(new RuleViolation("cold-factor", "must be at least 2, was " + rule.coldFactor()));
       }
     }
-    if (queue || warmUp) {
-      if (intervalValid && rule.count() / (interval.toNanos() / 1e9) > MAX_PACED_PER_SECOND) {
+    if ((queue || warmUp) && intervalValid) {
+      if (rule.count() / (interval.toNanos() / 1e9) > MAX_PACED_PER_SECOND) {
         out.add(new RuleViolation("count", "paces at most 1000000000 calls per second with control-behavior "
             + Checks.name(behavior)));
       }
-    }
-    if (queue && rule.maxQueueingTime().isNegative()) {
-      out.add(new RuleViolation("max-queueing-time", "must be >= 0, was " + rule.maxQueueingTime()));
+      double factor = warmUp ? Math.max(1, rule.coldFactor()) : 1;
+      Checks.spacing("count", rule.count(), interval, factor, "calls (interval" + (warmUp ? " * cold-factor" : "")
+          + " / count) with control-behavior " + Checks.name(behavior), out);
     }
     if (rule.clusterMode() && behavior != ControlBehavior.REJECT) {
       out.add(new RuleViolation("cluster-mode", "supports control-behavior reject only, was " + Checks.name(behavior)));
@@ -120,6 +125,15 @@ public final class FlowRuleValidator {
           + "ms with cluster-mode (the shared window has " + ClusterLimit.BUCKETS + " buckets of whole ms), was "
           + interval));
     }
+  }
+
+  /** Every duration, whatever the behavior: none may overflow nanoseconds in a valid rule. */
+  private static void validateDurations(FlowRule rule, List<RuleViolation> out) {
+    ControlBehavior behavior = rule.controlBehavior();
+    boolean warmUp = behavior == ControlBehavior.WARM_UP || behavior == ControlBehavior.WARM_UP_QUEUE;
+    Checks.within("warm-up-period", rule.warmUpPeriod(), warmUp ? Duration.ofMillis(1) : Duration.ZERO,
+        RuleBounds.MAX_WARM_UP_PERIOD, out);
+    Checks.within("max-queueing-time", rule.maxQueueingTime(), Duration.ZERO, RuleBounds.MAX_QUEUEING_TIME, out);
   }
 
   private static void validateStrategy(FlowRule rule, List<RuleViolation> out) {

@@ -6,8 +6,21 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-/** Checks hot-parameter rules; see {@link FlowRuleValidator} for the form of the result. */
+/**
+ * Checks hot-parameter rules; see {@link FlowRuleValidator} for the form of the result.
+ *
+ * <p>Bounds of the durations and rates (see {@link RuleBounds} for why these values):
+ * <ul>
+ *   <li>{@code duration} whole milliseconds from 1 ms to 1 day;
+ *   <li>{@code max-queueing-time} from 0 to 1 hour, and not 0 only with control-behavior queue;
+ *   <li>grade qps: a value's permits are {@code duration / count} apart (the emission interval of
+ *       its token bucket, or its queue spacing), at most 1 day, for {@code count} and for the count
+ *       of every entry of {@code exceptions}; a count of 0 refuses every call of the value.
+ * </ul>
+ */
 public final class ParamFlowRuleValidator {
+
+  private static final String EMISSION = "the permits of a value (duration / count)";
 
   private ParamFlowRuleValidator() {
   }
@@ -30,6 +43,7 @@ public final class ParamFlowRuleValidator {
     if (behavior != ControlBehavior.REJECT && behavior != ControlBehavior.QUEUE) {
       out.add(new RuleViolation("control-behavior", "must be reject or queue, was " + Checks.name(behavior)));
     }
+    boolean paced = false;
     if (threads) {
       if (behavior != ControlBehavior.REJECT) {
         out.add(new RuleViolation("control-behavior", "must be reject for grade threads"));
@@ -38,16 +52,19 @@ public final class ParamFlowRuleValidator {
         out.add(new RuleViolation("duration", "applies to grade qps only"));
       }
     } else {
-      Checks.wholeMillis("duration", rule.duration(), Duration.ofMillis(1), Duration.ofDays(1), out);
+      paced = Checks.wholeMillis("duration", rule.duration(), Duration.ofMillis(1), Duration.ofDays(1), out);
+      if (paced) {
+        Checks.spacing("count", rule.count(), rule.duration(), 1, EMISSION, out);
+      }
     }
     if (rule.burst() < 0) {
       out.add(new RuleViolation("burst", "must be >= 0, was " + rule.burst()));
     } else if (rule.burst() > 0 && (threads || behavior == ControlBehavior.QUEUE)) {
       out.add(new RuleViolation("burst", "applies to grade qps with control-behavior reject only"));
     }
-    if (rule.maxQueueingTime().isNegative()) {
-      out.add(new RuleViolation("max-queueing-time", "must be >= 0, was " + rule.maxQueueingTime()));
-    } else if (!rule.maxQueueingTime().isZero() && behavior != ControlBehavior.QUEUE) {
+    boolean queueingValid = Checks.within("max-queueing-time", rule.maxQueueingTime(), Duration.ZERO,
+        RuleBounds.MAX_QUEUEING_TIME, out);
+    if (queueingValid && !rule.maxQueueingTime().isZero() && behavior != ControlBehavior.QUEUE) {
       out.add(new RuleViolation("max-queueing-time", "applies to control-behavior queue only"));
     }
     Set<String> values = new HashSet<>();
@@ -61,7 +78,9 @@ public final class ParamFlowRuleValidator {
       if (!values.add(item.value())) {
         out.add(new RuleViolation(at + ".value", "'" + item.value() + "' is listed twice"));
       }
-      Checks.count(at + ".count", item.count(), Integer.MAX_VALUE, out);
+      if (Checks.count(at + ".count", item.count(), Integer.MAX_VALUE, out) && paced) {
+        Checks.spacing(at + ".count", item.count(), rule.duration(), 1, EMISSION, out);
+      }
     }
     return out;
   }

@@ -1,9 +1,13 @@
 package dev.weir.rule;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Checks the system rule; fields are named as in YAML ({@code max-cpu-usage}). */
+/**
+ * Checks the system rule; fields are named as in YAML ({@code max-cpu-usage}). {@code max-avg-rt}
+ * is a positive duration up to 1 hour (see {@link RuleBounds}).
+ */
 public final class SystemRuleValidator {
 
   private SystemRuleValidator() {
@@ -20,6 +24,8 @@ public final class SystemRuleValidator {
     }
     if (rule.maxAvgRt() != null && (rule.maxAvgRt().isNegative() || rule.maxAvgRt().isZero())) {
       out.add(new RuleViolation("max-avg-rt", "must be a positive duration, was " + rule.maxAvgRt()));
+    } else if (rule.maxAvgRt() != null) {
+      Checks.within("max-avg-rt", rule.maxAvgRt(), Duration.ZERO, RuleBounds.MAX_AVG_RT, out);
     }
     if (rule.maxLoad() != null && !(rule.maxLoad() > 0) || rule.maxLoad() != null && rule.maxLoad().isInfinite()) {
       out.add(new RuleViolation("max-load", "must be a number > 0, was " + rule.maxLoad()));

@@ -11,6 +11,7 @@ import java.security.Principal;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -45,7 +46,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *       the keys of {@code application.yml} in camelCase (or as in YAML) and the same values
  *       ({@code 500ms}, {@code PT1H}, {@code warm-up}); a rule without {@code resource} is for the
  *       resource of the request. They are checked as at start: on any problem nothing changes and
- *       the answer lists every problem with its field ({@code flow[0].count}). Rules of other
+ *       the answer lists every problem with its field ({@code flow[0].count}). An argument that is
+ *       not one of those kinds (a misspelt {@code degarde}, a query parameter) is such a problem,
+ *       named by itself; see {@link WeirEndpointArgumentsAdvisor}. Rules of other
  *       resources, and the state of rules left equal (circuit breakers, warm-up), are kept. Each
  *       replacement, and each refused one, is logged at INFO.
  * </ul>
@@ -61,6 +64,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 public final class WeirEndpoint {
 
   private static final Log logger = LogFactory.getLog(WeirEndpoint.class);
+
+  /** The kinds of rules the write operation takes, as named at the top of its body. */
+  private static final List<String> KINDS = List.of("flow", "degrade", "paramFlow", "authority");
 
   private final Weir weir;
   private final Object replacing = new Object();
@@ -121,17 +127,20 @@ public final class WeirEndpoint {
   /** Replaces rules as {@link #replaceRules} does, and tells the outcome rather than throwing. */
   Replacement replace(SecurityContext securityContext, String resource, @Nullable String flow,
       @Nullable String degrade, @Nullable String paramFlow, @Nullable String authority) {
+    List<RuleViolation> unknown = unknownKinds(WeirEndpointArgumentsAdvisor.unknownArguments());
     if (flow == null && degrade == null && paramFlow == null && authority == null) {
-      return refuse(securityContext, resource, List.of(new RuleViolation("body",
-          "must give at least one of flow, degrade, paramFlow, authority (a list of rules each; [] removes that"
+      return refuse(securityContext, resource, !unknown.isEmpty() ? unknown : List.of(new RuleViolation("body",
+          "must give at least one of " + String.join(", ", KINDS) + " (a list of rules each; [] removes that"
               + " kind)")));
     }
     PostedRules posted = PostedRules.bind(resource, flow, degrade, paramFlow, authority);
+    List<RuleViolation> violations = new ArrayList<>(unknown);
     if (!posted.violations.isEmpty()) {
-      return refuse(securityContext, resource, posted.violations);
+      violations.addAll(posted.violations);
+      return refuse(securityContext, resource, violations);
     }
-    List<RuleViolation> violations = new ArrayList<>(RuleProperties.required(orEmpty(posted.flow),
-        orEmpty(posted.degrade), orEmpty(posted.paramFlow)));
+    violations.addAll(RuleProperties.required(orEmpty(posted.flow), orEmpty(posted.degrade),
+        orEmpty(posted.paramFlow)));
     RuleSet given = RuleProperties.toRuleSet(orEmpty(posted.flow), orEmpty(posted.degrade),
         orEmpty(posted.paramFlow), orEmpty(posted.authority));
     synchronized (replacing) {
@@ -162,6 +171,49 @@ public final class WeirEndpoint {
       logReplaced(securityContext, resource, before, written[0], posted);
       return new Replacement(describe(resource, written[0]), null);
     }
+  }
+
+  /**
+   * Names each argument the write operation does not take as a violation: a misspelt kind would
+   * otherwise be dropped, and its rules silently kept as they were.
+   */
+  private static List<RuleViolation> unknownKinds(List<String> names) {
+    List<RuleViolation> out = new ArrayList<>();
+    for (String name : names) {
+      String meant = KINDS.stream().filter(kind -> looksLike(name, kind)).findFirst()
+          .map(kind -> " (did you mean '" + kind + "'?)").orElse("");
+      out.add(new RuleViolation(name, "is not a kind of rules" + meant + "; the body takes "
+          + String.join(", ", KINDS) + ", a list of rules each"));
+    }
+    return out;
+  }
+
+  /** Whether {@code name} is {@code kind} written otherwise ({@code param-flow}) or with one or two typos. */
+  private static boolean looksLike(String name, String kind) {
+    String plain = name.replace("-", "").replace("_", "").toLowerCase(Locale.ROOT);
+    String target = kind.toLowerCase(Locale.ROOT);
+    return plain.equals(target) || distance(plain, target) <= 2;
+  }
+
+  /** The edit distance of two short strings (insertions, deletions, substitutions, transpositions). */
+  private static int distance(String a, String b) {
+    int[][] d = new int[a.length() + 1][b.length() + 1];
+    for (int i = 0; i <= a.length(); i++) {
+      d[i][0] = i;
+    }
+    for (int j = 0; j <= b.length(); j++) {
+      d[0][j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      for (int j = 1; j <= b.length(); j++) {
+        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+        d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+        if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+          d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+      }
+    }
+    return d[a.length()][b.length()];
   }
 
   private ResourceDescriptor describe(String resource, RuleSet rules) {

@@ -45,7 +45,9 @@ final class GuardedMethod {
   /**
    * Completes {@code entry}, whose call threw {@code failure}, and routes the failure: ignored and
    * untraced ones are rethrown, nested refusals go the way of a refusal, traced ones are recorded
-   * and go to the fallbacks.
+   * and go to the fallbacks. No handler answers when the failure left the transaction of the
+   * calling thread unable to commit (the method joined it, and its {@code @Transactional} marked it
+   * rollback-only): the failure goes on to the transaction's owner, see {@link Transactions}.
    */
   @Nullable Object failed(Entry entry, @Nullable Object target, Object[] args, Throwable failure) throws Throwable {
     if (isIgnored(failure)) {
@@ -54,6 +56,9 @@ final class GuardedMethod {
     }
     if (failure instanceof BlockException block) {
       entry.close();
+      if (Transactions.mustRollBack()) {
+        throw block;
+      }
       return blocked(target, args, block);
     }
     if (!traceAll && !isInstance(trace, failure)) {
@@ -62,6 +67,9 @@ final class GuardedMethod {
     }
     entry.recordError(failure);
     entry.close();
+    if (Transactions.mustRollBack()) {
+      throw failure;
+    }
     return fallBack(target, args, failure);
   }
 

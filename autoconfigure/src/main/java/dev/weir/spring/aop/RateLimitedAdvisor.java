@@ -22,7 +22,10 @@ import org.springframework.core.Ordered;
  *
  * <p>The advisor orders itself at {@link #DEFAULT_ORDER}: outside {@code @Transactional} and
  * {@code @Cacheable} (both at {@link Ordered#LOWEST_PRECEDENCE}), so that a refused call opens no
- * transaction.
+ * transaction. A nested refusal therefore crosses the method's transaction boundary first, and
+ * Spring rolls back the method's work before a handler answers. When that left a transaction the
+ * method joined unable to commit, no handler answers: the exception goes on to the transaction's
+ * owner rather than a commit failing later with {@code UnexpectedRollbackException}.
  */
 public final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
 

@@ -1,5 +1,6 @@
 package dev.weir.spring.autoconfigure;
 
+import dev.weir.cluster.ClusterOptions;
 import dev.weir.rule.RuleViolation;
 import dev.weir.rule.SystemRuleValidator;
 import java.time.Duration;
@@ -53,8 +54,8 @@ final class PropertiesCheck {
       out.add(new RuleViolation("weir.cluster.key-prefix", "must be non-blank and without braces (Weir adds the "
           + "hash tag), was '" + prefix + "'"));
     }
-    positive("weir.cluster.timeout", cluster.getTimeout(), out);
-    positive("weir.cluster.open-duration", cluster.getOpenDuration(), out);
+    positive("weir.cluster.timeout", cluster.getTimeout(), ClusterOptions.MAX_TIMEOUT, "1m", out);
+    positive("weir.cluster.open-duration", cluster.getOpenDuration(), ClusterOptions.MAX_OPEN_DURATION, "1d", out);
     if (cluster.getFallback() == null) {
       out.add(new RuleViolation("weir.cluster.fallback", "must be local, allow or deny"));
     }
@@ -67,9 +68,10 @@ final class PropertiesCheck {
     }
   }
 
-  private static void positive(String path, @Nullable Duration value, List<RuleViolation> out) {
-    if (value == null || value.isNegative() || value.isZero()) {
-      out.add(new RuleViolation(path, "must be a positive duration, was " + value));
+  private static void positive(String path, @Nullable Duration value, Duration max, String maxText,
+      List<RuleViolation> out) {
+    if (value == null || value.isNegative() || value.isZero() || value.compareTo(max) > 0) {
+      out.add(new RuleViolation(path, "must be a positive duration up to " + maxText + ", was " + value));
     }
   }
 

@@ -175,13 +175,13 @@ public class WeirProperties {
     /** What happens to calls above the rate: reject, warm-up, queue or warm-up-queue. */
     private ControlBehavior controlBehavior = ControlBehavior.REJECT;
 
-    /** Warm-up behaviors: how long the rate takes to rise from count / cold-factor to count. */
+    /** Warm-up behaviors: how long the rate takes to rise from count / cold-factor to count; 1ms to 1d. */
     private Duration warmUpPeriod = Duration.ofSeconds(10);
 
     /** Warm-up behaviors: the rate after an idle period is count / cold-factor; at least 2. */
     private int coldFactor = 3;
 
-    /** Queue behaviors: the longest a call waits for its turn before it is refused. */
+    /** Queue behaviors: the longest a call waits for its turn before it is refused; 0 to 1h. */
     private Duration maxQueueingTime = Duration.ofMillis(500);
 
     /** Which traffic the rule looks at: direct, related (another resource) or chain (one context). */
@@ -421,7 +421,7 @@ public class WeirProperties {
     /** Calls per duration allowed for each value of the argument. */
     private @Nullable Double count;
 
-    /** The span that count applies to. */
+    /** The span that count applies to; whole milliseconds from 1ms to 1d. */
     private Duration duration = Duration.ofSeconds(1);
 
     /** Extra calls allowed in a burst. */
@@ -430,7 +430,7 @@ public class WeirProperties {
     /** What happens above the rate: reject or queue. */
     private ControlBehavior controlBehavior = ControlBehavior.REJECT;
 
-    /** Queue behavior: the longest a call waits for its turn. */
+    /** Queue behavior: the longest a call waits for its turn; 0 to 1h. */
     private Duration maxQueueingTime = Duration.ZERO;
 
     /** Values with a count of their own. */
@@ -600,7 +600,7 @@ public class WeirProperties {
     /** Most inbound calls inside at once. */
     private @Nullable Integer maxThreads;
 
-    /** Highest mean response time of inbound calls. */
+    /** Highest mean response time of inbound calls; up to 1h. */
     private @Nullable Duration maxAvgRt;
 
     /** Highest system load average. */
@@ -685,7 +685,7 @@ public class WeirProperties {
     /** Consecutive Redis failures (errors or missed deadlines) that stop asking Redis for open-duration. */
     private int failureThreshold = 5;
 
-    /** How long Redis is left alone after failure-threshold failures; then one call probes it. */
+    /** How long Redis is left alone after failure-threshold failures, up to 1d; then one call probes it. */
     private Duration openDuration = Duration.ofSeconds(1);
 
     /** Decisions that may wait for Redis at once; further calls use the fallback at once. */
@@ -694,7 +694,7 @@ public class WeirProperties {
     /** Prefix of the Redis keys. */
     private String keyPrefix = "weir";
 
-    /** Deadline of one Redis decision. */
+    /** Deadline of one Redis decision; up to 1m. */
     private Duration timeout = Duration.ofMillis(20);
 
     /** What a cluster-mode rule does when Redis fails or is too slow. */

@@ -297,6 +297,73 @@ class ObservabilityTests {
         + "flow[0].count: must be a number >= 0");
   }
 
+  @Test
+  void unknownKindIsRefusedAndNothingChanges(CapturedOutput output) throws Exception {
+    Map<String, Object> before = json(get("/actuator/weir/obs.typo"));
+
+    HttpResponse<String> misspelt = post("/actuator/weir/obs.typo",
+        "{\"flow\": [{\"count\": 9}], \"degarde\": [{\"strategy\": \"error-ratio\", \"threshold\": 0.5}]}");
+    assertThat(misspelt.statusCode()).as(misspelt.body()).isEqualTo(400);
+    assertThat(json(misspelt)).containsEntry("title", "Invalid rules").containsEntry("resource", "obs.typo");
+    assertThat(list(json(misspelt).get("violations"))).singleElement().satisfies(violation -> {
+      assertThat(map(violation)).containsEntry("field", "degarde");
+      assertThat((String) map(violation).get("message")).isEqualTo("is not a kind of rules (did you mean "
+          + "'degrade'?); the body takes flow, degrade, paramFlow, authority, a list of rules each");
+    });
+    assertTypoRefused("{\"param-flow\": [{\"count\": 1}]}", "param-flow", "did you mean 'paramFlow'?");
+    assertTypoRefused("{\"flow\": [{\"count\": -1}], \"rules\": []}", "rules", "is not a kind of rules;");
+    HttpResponse<String> both = post("/actuator/weir/obs.typo", "{\"flow\": [{\"count\": -1}], \"rules\": []}");
+    assertThat(list(json(both).get("violations"))).as("every problem is listed")
+        .map(violation -> map(violation).get("field")).containsExactly("rules", "flow[0].count");
+    HttpResponse<String> query = post("/actuator/weir/obs.typo?dryRun=true", "{\"flow\": [{\"count\": 9}]}");
+    assertThat(query.statusCode()).as("a query parameter is an argument too").isEqualTo(400);
+    assertThat(query.body()).contains("dryRun");
+
+    assertThat(json(get("/actuator/weir/obs.typo")).get("rules")).as("nothing changed")
+        .isEqualTo(before.get("rules"));
+    assertThat(weir.rules().rules("obs.typo").flow()).singleElement()
+        .satisfies(rule -> assertThat(rule.count()).isEqualTo(2.0));
+    assertThat(weir.rules().rules("obs.typo").degrade()).singleElement()
+        .satisfies(rule -> assertThat(rule.threshold()).isEqualTo(3.0));
+    assertThat(output).contains("Rules of 'obs.typo' not replaced through the weir endpoint: degarde: is not a kind");
+  }
+
+  private void assertTypoRefused(String json, String field, String message) throws Exception {
+    HttpResponse<String> response = post("/actuator/weir/obs.typo", json);
+    assertThat(response.statusCode()).as(json).isEqualTo(400);
+    assertThat(list(json(response).get("violations"))).as(json).anySatisfy(violation -> {
+      assertThat(map(violation)).containsEntry("field", field);
+      assertThat((String) map(violation).get("message")).contains(message);
+    });
+  }
+
+  @Test
+  void durationBeyondItsBoundIsRefusedAndTheRuleInForceStays() throws Exception {
+    Map<String, Object> before = json(get("/actuator/weir/obs.typo"));
+
+    HttpResponse<String> queueing = post("/actuator/weir/obs.typo",
+        "{\"flow\": [{\"count\": 3, \"controlBehavior\": \"queue\", \"maxQueueingTime\": \"200000d\"}]}");
+    assertThat(queueing.statusCode()).as(queueing.body()).isEqualTo(400);
+    assertThat(list(json(queueing).get("violations"))).singleElement().satisfies(violation -> {
+      assertThat(map(violation)).containsEntry("field", "flow[0].max-queueing-time");
+      assertThat((String) map(violation).get("message")).isEqualTo("must be from 0ms to 1h, was PT4800000H");
+    });
+    assertTypoRefused("{\"flow\": [{\"count\": 3, \"controlBehavior\": \"warm-up\", \"warmUpPeriod\": \"200000d\"}]}",
+        "flow[0].warm-up-period", "must be from 1ms to 1d");
+    assertTypoRefused("{\"flow\": [{\"count\": 1e-10, \"controlBehavior\": \"queue\"}]}", "flow[0].count",
+        "more than 1d apart");
+    assertTypoRefused("{\"paramFlow\": [{\"count\": 3, \"controlBehavior\": \"queue\", "
+        + "\"maxQueueingTime\": \"200000d\"}]}", "param-flow[0].max-queueing-time", "must be from 0ms to 1h");
+    assertTypoRefused("{\"paramFlow\": [{\"count\": 3, \"duration\": \"200000d\"}]}", "param-flow[0].duration",
+        "from 1ms to 1d");
+
+    assertThat(json(get("/actuator/weir/obs.typo"))).as("GET shows the rules in force, unchanged")
+        .isEqualTo(before);
+    assertThat(weir.rules().rules("obs.typo").flow()).singleElement()
+        .satisfies(rule -> assertThat(rule.count()).isEqualTo(2.0));
+    assertThat(weir.rules().rules("obs.typo").paramFlow()).isEmpty();
+  }
+
   private void assertRefused(String json, String field, String message) throws Exception {
     HttpResponse<String> response = post("/actuator/weir/obs.invalid", json);
     assertThat(response.statusCode()).as(json).isEqualTo(400);

@@ -28,6 +28,7 @@ import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.util.TestPropertyValues;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -152,6 +153,38 @@ class WeirAutoConfigurationTests {
           assertThat(context).hasNotFailed().hasSingleBean(Weir.class);
           assertThat(context.getBean(Guarded.class).call()).isEqualTo("called");
         });
+  }
+
+  @Test
+  void durationBeyondItsBoundStopsTheStartNamingItsPropertyPath() {
+    String[] properties = {"weir.flow[0].resource=a", "weir.flow[0].count=5",
+        "weir.flow[0].control-behavior=queue", "weir.flow[0].max-queueing-time=200000d",
+        "weir.param-flow[0].resource=a", "weir.param-flow[0].count=5", "weir.param-flow[0].duration=200000d",
+        "weir.system.max-avg-rt=200000d"};
+    runner.withPropertyValues(properties)
+        .run(context -> {
+          assertThat(context).hasFailed();
+          Throwable failure = context.getStartupFailure();
+          assertThat(failure).hasRootCauseInstanceOf(InvalidWeirConfigurationException.class);
+          InvalidWeirConfigurationException invalid = (InvalidWeirConfigurationException) rootCause(failure);
+          assertThat(invalid.violations()).map(Object::toString).containsExactlyInAnyOrder(
+              "weir.flow[0].max-queueing-time: must be from 0ms to 1h, was PT4800000H",
+              "weir.param-flow[0].duration: must be whole milliseconds from 1ms to 1d, was PT4800000H",
+              "weir.system.max-avg-rt: must be from 0ms to 1h, was PT4800000H");
+          StandardEnvironment environment = new StandardEnvironment();
+          TestPropertyValues.of(properties).applyTo(environment);
+          String report = new InvalidWeirConfigurationFailureAnalyzer(environment).analyze(failure).getDescription();
+          assertThat(report).contains("weir.flow[0].max-queueing-time: must be from 0ms to 1h")
+              .contains("(value '200000d'");
+        });
+  }
+
+  private static Throwable rootCause(Throwable failure) {
+    Throwable cause = failure;
+    while (cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
   }
 
   @Test
