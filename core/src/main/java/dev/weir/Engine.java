@@ -98,15 +98,17 @@ final class Engine {
   /** Puts {@code resourceRules} (all naming {@code resource}, validated) in force for the resource. */
   void replace(String resource, RuleSet resourceRules) {
     synchronized (lock) {
+      // Build first, publish after: if building the new states throws, neither the registry nor
+      // the node shows rules that are not in force.
+      ResourceNode node = resourceRules.isEmpty() ? nodes.existing(resource) : nodes.forRules(resource);
+      ResourceRules built = node == null ? null : build(node, resourceRules);
       if (resourceRules.isEmpty()) {
         rules.remove(resource);
-        ResourceNode node = nodes.existing(resource);
-        if (node != null) {
-          apply(node);
-        }
       } else {
         rules.put(resource, resourceRules);
-        apply(nodes.forRules(resource));
+      }
+      if (node != null) {
+        node.rules = built;
       }
     }
   }
@@ -167,9 +169,13 @@ final class Engine {
     }
   }
 
-  /** Builds the resource's rules from {@link #rules}, keeping live state, and publishes them in one write. */
+  /** Publishes, in one write, the rules in force for {@code node}'s resource. */
   private void apply(ResourceNode node) {
-    RuleSet current = rules(node.name);
+    node.rules = build(node, rules(node.name));
+  }
+
+  /** Builds {@code current} for {@code node}, keeping the live state of rules already in force. */
+  private ResourceRules build(ResourceNode node, RuleSet current) {
     ResourceRules old = node.rules;
     ResourceRules next = new ResourceRules(
         old.flow.replace(current.flow(), this),
@@ -178,7 +184,7 @@ final class Engine {
             ParamFlowRuleState[]::new),
         current.authority().toArray(AuthorityRule[]::new),
         SlotChain.EMPTY);
-    node.rules = next.withChain(chainFor(next));
+    return next.withChain(chainFor(next));
   }
 
   /** New states for {@code rules}, keeping the state of every rule that is already in force. */
