@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds weir-benchmarks, runs the limit-accuracy harness on driven time (no JMH, about 20 s; writes
+# Builds weir-benchmarks, runs the limit-accuracy harness on driven time and then 8 threads on the
+# real clock (no JMH, about 2 minutes; writes
 # benchmarks/results/accuracy.md), then CoreEntryBenchmark (Weir beside Sentinel, Resilience4j,
 # Bucket4j and Guava) and AnnotationBenchmark (@RateLimited beside a plain call, a no-op aspect,
 # @SentinelResource and Resilience4j's @RateLimiter, each in a Spring Boot application) at each
@@ -48,7 +49,7 @@ fi
 
 mkdir -p "$results" "$json_dir"
 
-# Limit accuracy: deterministic traces on driven time, every engine; seconds, not minutes.
+# Limit accuracy: deterministic traces on driven time, then the real clock, every engine (about 2 minutes).
 if [[ "${SKIP_ACCURACY:-0}" != 1 ]]; then
   "$java" -cp "$jar" dev.weir.benchmarks.accuracy.Accuracy \
     --out "${ACCURACY_OUT:-$results/accuracy.md}" --seconds "${ACCURACY_SECONDS:-30}"

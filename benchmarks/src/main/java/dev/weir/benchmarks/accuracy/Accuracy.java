@@ -99,14 +99,19 @@ public final class Accuracy {
   public static void main(String[] args) throws IOException {
     Path out = Path.of("benchmarks", "results", "accuracy.md");
     int seconds = 30;
+    int realSeconds = 3;
+    int realRuns = RealClock.RUNS;
     String label = "";
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--out" -> out = Path.of(args[++i]);
         case "--seconds" -> seconds = Integer.parseInt(args[++i]);
         case "--label" -> label = args[++i];
+        case "--real-seconds" -> realSeconds = Integer.parseInt(args[++i]);
+        case "--real-runs" -> realRuns = Integer.parseInt(args[++i]);
         case "-h", "--help" -> {
-          System.out.println("usage: Accuracy [--out benchmarks/results/accuracy.md] [--seconds 30] [--label TEXT]");
+          System.out.println("usage: Accuracy [--out benchmarks/results/accuracy.md] [--seconds 30] [--label TEXT]"
+              + " [--real-seconds 3 (0: no real-clock table)] [--real-runs 3]");
           return;
         }
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
@@ -119,16 +124,26 @@ public final class Accuracy {
     List<Engine> engines = Engines.all();
     List<Trace> traces = traces(seconds);
     Map<String, Map<String, Cell>> cells = measure(engines, traces);
-    double took = (System.nanoTime() - started) / 1e9;
     SentinelTime.uninstall();
+    // Real clock, many threads: in the same run, after the driven traces (Sentinel back on its own clock).
+    String real = "";
+    String realTable = "";
+    if (realSeconds > 0) {
+      List<RealClock.RealEngine> realEngines = RealClock.all();
+      Map<String, RealClock.Cell> realCells = RealClock.measure(realEngines, realSeconds, realRuns);
+      real = RealClock.markdown(realEngines, realCells, realSeconds, realRuns);
+      realTable = RealClock.table(realEngines, realCells);
+    }
+    double took = (System.nanoTime() - started) / 1e9;
 
     List<String> misses = new ArrayList<>();
-    String markdown = Report.markdown(engines, traces, cells, seconds, took, label, misses);
+    String markdown = Report.markdown(engines, traces, cells, seconds, took, label, misses, real);
     if (out.getParent() != null) {
       Files.createDirectories(out.getParent());
     }
     Files.writeString(out, markdown);
     System.out.println(Report.mainTable(engines, traces, cells));
+    System.out.println(realTable);
     System.out.println("wrote " + out + String.format(" (%.1f s)", took));
     for (String miss : misses) {
       System.out.println("TARGET MISSED: " + miss);

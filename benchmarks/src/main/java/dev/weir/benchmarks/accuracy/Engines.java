@@ -262,6 +262,15 @@ final class Engines {
     }
   }
 
+  /** Resilience4j's {@code nanoTimeStart}: where its cycles start on {@code System.nanoTime()}. */
+  static long nanoTimeStart(RateLimiter limiter) {
+    try {
+      return NANO_TIME_START.getLong(limiter);
+    } catch (IllegalAccessException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   private static void setStart(RateLimiter limiter, long nanoTimeStart) {
     try {
       NANO_TIME_START.setLong(limiter, nanoTimeStart);

@@ -24,9 +24,16 @@ final class Report {
 
   static String markdown(List<Engine> engines, List<Trace> traces, Map<String, Map<String, Accuracy.Cell>> cells,
       int seconds, double tookSeconds, String label, List<String> misses) {
+    return markdown(engines, traces, cells, seconds, tookSeconds, label, misses, "");
+  }
+
+  /** As above, with {@code realClock} (a Markdown section, maybe empty) after the own-window table. */
+  static String markdown(List<Engine> engines, List<Trace> traces, Map<String, Map<String, Accuracy.Cell>> cells,
+      int seconds, double tookSeconds, String label, List<String> misses, String realClock) {
     StringBuilder out = new StringBuilder();
     Properties versions = versions();
-    out.append("# Weir vs peers: limit accuracy on driven time");
+    out.append(realClock.isEmpty() ? "# Weir vs peers: limit accuracy on driven time"
+        : "# Weir vs peers: limit accuracy on driven time and on the real clock");
     if (!label.isEmpty()) {
       out.append(" (").append(label).append(')');
     }
@@ -83,6 +90,7 @@ final class Report {
       out.append('\n');
     }
     out.append('\n');
+    out.append(realClock);
 
     out.append("## Targets (issue 7)\n\n");
     targets(traces, cells, out, misses);
