@@ -1,7 +1,6 @@
 package dev.weir.spring.aop;
 
 import dev.weir.BlockException;
-import dev.weir.Entry;
 import dev.weir.EntryType;
 import org.jspecify.annotations.Nullable;
 
@@ -43,31 +42,32 @@ final class GuardedMethod {
   }
 
   /**
-   * Completes {@code entry}, whose call threw {@code failure}, and routes the failure: ignored and
-   * untraced ones are rethrown, nested refusals go the way of a refusal, traced ones are recorded
-   * and go to the fallbacks. No handler answers when the failure left the transaction of the
-   * calling thread unable to commit (the method joined it, and its {@code @Transactional} marked it
-   * rollback-only): the failure goes on to the transaction's owner, see {@link Transactions}.
+   * Whether {@code failure} is recorded on the call's entry as an error (before the entry is
+   * closed): a traced failure that is neither ignored nor a nested refusal.
    */
-  @Nullable Object failed(Entry entry, @Nullable Object target, Object[] args, Throwable failure) throws Throwable {
+  boolean traces(Throwable failure) {
+    return !isIgnored(failure) && !(failure instanceof BlockException) && (traceAll || isInstance(trace, failure));
+  }
+
+  /**
+   * Routes {@code failure}, thrown by a call whose entry is closed already: ignored and untraced
+   * ones are rethrown, nested refusals go the way of a refusal, traced ones go to the fallbacks. No
+   * handler answers when the failure left the transaction of the calling thread unable to commit
+   * (the method joined it, and its {@code @Transactional} marked it rollback-only): the failure goes
+   * on to the transaction's owner, see {@link Transactions}. The entry is not passed here, so that
+   * it stays in the interceptor's frame and the JIT can remove it.
+   */
+  @Nullable Object failed(@Nullable Object target, Object[] args, Throwable failure) throws Throwable {
     if (isIgnored(failure)) {
-      entry.close();
       throw failure;
     }
     if (failure instanceof BlockException block) {
-      entry.close();
       if (Transactions.mustRollBack()) {
         throw block;
       }
       return blocked(target, args, block);
     }
-    if (!traceAll && !isInstance(trace, failure)) {
-      entry.close();
-      throw failure;
-    }
-    entry.recordError(failure);
-    entry.close();
-    if (Transactions.mustRollBack()) {
+    if (!traces(failure) || Transactions.mustRollBack()) {
       throw failure;
     }
     return fallBack(target, args, failure);

@@ -41,7 +41,11 @@ final class RateLimitedInterceptor implements MethodInterceptor {
     try {
       result = invocation.proceed();
     } catch (Throwable failure) {
-      return guarded.failed(entry, target, args, failure);
+      if (guarded.traces(failure)) {
+        entry.recordError(failure);
+      }
+      entry.close();
+      return guarded.failed(target, args, failure);
     }
     entry.close();
     return result;
