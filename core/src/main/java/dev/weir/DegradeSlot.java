@@ -36,7 +36,7 @@ final class DegradeSlot extends ProcessorSlot {
     for (CircuitBreaker breaker : breakers) {
       long verdict = breaker.tryPass(entry.startNanos);
       if (verdict < 0) {
-        refuseProbes(entry, entry.startNanos);
+        entry.refuseProbes(entry.startNanos);
         return new DegradeException(entry.resource, breaker.rule, FlowLimiter.retryAfterNanos(verdict));
       }
       if (verdict == CircuitBreaker.PROBE) {
@@ -48,7 +48,7 @@ final class DegradeSlot extends ProcessorSlot {
 
   @Override
   public void blocked(Invocation invocation, BlockException block) {
-    refuseProbes((Frame) invocation, clock.read());
+    ((Frame) invocation).refuseProbes(clock.read());
   }
 
   @Override
@@ -58,12 +58,5 @@ final class DegradeSlot extends ProcessorSlot {
     for (CircuitBreaker breaker : entry.breakers) {
       breaker.onComplete(entry.startNanos, entry.endNanos, failed, entry.isProbe(breaker));
     }
-  }
-
-  private static void refuseProbes(Frame entry, long now) {
-    for (int i = 0; i < entry.probeCount; i++) {
-      entry.probes[i].probeRefused(entry.startNanos, now);
-    }
-    entry.probeCount = 0;
   }
 }

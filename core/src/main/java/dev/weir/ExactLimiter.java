@@ -34,14 +34,15 @@ final class ExactLimiter extends FlowLimiter {
   private long[] times;
   private int oldest;
   private int size;
+  /** The newest time decided at (at first, the reading the limiter was created at). */
   private long latest;
-  private boolean decided;
 
-  ExactLimiter(long intervalNanos, double count, EngineClock clock) {
+  ExactLimiter(long intervalNanos, double count, EngineClock clock, long now) {
     this.intervalNanos = intervalNanos;
     this.count = (int) count;
     this.clock = clock;
     this.times = new long[Math.min(this.count, INITIAL_CAPACITY)];
+    this.latest = now;
   }
 
   @Override
@@ -49,14 +50,13 @@ final class ExactLimiter extends FlowLimiter {
     if (permits > count) {
       return refused(0);
     }
-    if (decided && now - latest < 0) {
+    if (now - latest < 0) {
       now = clock.read(); // late: decide at the present
       if (now - latest < 0) {
         now = latest; // the ticker stepped back: stay at the newest time decided on
       }
     }
     latest = now;
-    decided = true;
     while (size > 0 && now - times[oldest] >= intervalNanos) {
       oldest = next(oldest);
       size--;

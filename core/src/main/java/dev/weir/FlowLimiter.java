@@ -22,8 +22,12 @@ abstract class FlowLimiter {
 
   /** {@code permits * nanosPerPermit} in whole nanoseconds, at least 1 and at most {@link #MAX_NANOS}. */
   static long cost(int permits, double nanosPerPermit) {
-    double cost = permits * nanosPerPermit;
-    return cost >= MAX_NANOS ? MAX_NANOS : Math.max(1L, Math.round(cost));
+    return Math.max(1L, capped(permits * nanosPerPermit));
+  }
+
+  /** {@code nanos} rounded to whole nanoseconds, at most {@link #MAX_NANOS}. */
+  static long capped(double nanos) {
+    return nanos >= MAX_NANOS ? MAX_NANOS : Math.round(nanos);
   }
 
   /** Encodes a refusal with its retry-after delay. */

@@ -122,7 +122,7 @@ final class FlowRuleState {
       return new ConcurrencyLimiter(rule.count());
     }
     return switch (rule.controlBehavior()) {
-      case REJECT -> rule.exact() ? new ExactLimiter(interval, rule.count(), engine.clock)
+      case REJECT -> rule.exact() ? new ExactLimiter(interval, rule.count(), engine.clock, now)
           : new WindowLimiter(interval, rule.count(), engine.clock, now);
       case QUEUE -> new PacingLimiter(interval, rule.count(), rule.maxQueueingTime().toNanos(), engine.clock, now);
       case WARM_UP -> new WarmUpLimiter(interval, rule.count(), rule.warmUpPeriod().toNanos(), rule.coldFactor(), 0,

@@ -177,14 +177,17 @@ final class Frame implements Invocation {
   /** Runs the exit slots of an admitted call, in reverse order, then gives back what it holds. */
   private void exit() {
     endNanos = stack.clock.read();
-    for (ProcessorSlot slot : rules.chain.exit) { // none for an unchecked call
-      try {
-        slot.exit(this);
-      } catch (RuntimeException e) {
-        LOG.log(System.Logger.Level.ERROR, "Slot " + slot.getClass().getName() + " failed on exit of " + resource, e);
+    try {
+      for (ProcessorSlot slot : rules.chain.exit) { // none for an unchecked call
+        try {
+          slot.exit(this);
+        } catch (RuntimeException e) {
+          LOG.log(System.Logger.Level.ERROR, "Slot " + slot.getClass().getName() + " failed on exit of " + resource, e);
+        }
       }
+    } finally {
+      releaseHeld(); // even when a slot threw an Error: the call's places are given back
     }
-    releaseHeld();
   }
 
   /**
@@ -193,6 +196,11 @@ final class Frame implements Invocation {
    */
   void abandon(long now) {
     refundHeld();
+    refuseProbes(now);
+  }
+
+  /** Hands the probes this call took back to their breakers: the call will not complete. */
+  void refuseProbes(long now) {
     for (int i = 0; i < probeCount; i++) {
       probes[i].probeRefused(startNanos, now);
     }

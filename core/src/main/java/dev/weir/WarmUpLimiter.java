@@ -80,7 +80,7 @@ final class WarmUpLimiter extends FlowLimiter {
       double fromStore = Math.min(permits, storedPermits);
       double cost = costOfStored(storedPermits, fromStore) + (permits - fromStore) * stableNanos;
       storedPermits -= fromStore;
-      nextFree += cost >= MAX_NANOS ? MAX_NANOS : (long) cost;
+      nextFree += capped(cost);
       wait = ahead;
     }
     clock.sleep(wait);

@@ -32,7 +32,7 @@ class AnyReadingsTest {
     long start = ticker.read();
     Function<Long, FlowLimiter> create = now -> switch (kind) {
       case "window" -> new WindowLimiter(10 * MILLIS, 50, clock, now);
-      case "exact" -> new ExactLimiter(10 * MILLIS, 50, clock);
+      case "exact" -> new ExactLimiter(10 * MILLIS, 50, clock, now);
       case "pacing" -> new PacingLimiter(10 * MILLIS, 50, 5 * MILLIS, clock, now);
       case "warm-up" -> new WarmUpLimiter(10 * MILLIS, 50, 100 * MILLIS, 3, 5 * MILLIS, clock, now);
       case "token-bucket" -> new TokenBucketLimiter(10 * MILLIS, 50, 5, clock, now);

@@ -64,6 +64,29 @@ class CallSafetyTest {
     assertThat(weir.statistics("outer").passedLastMinute()).isEqualTo(1);
   }
 
+  /** A custom slot whose exit throws an Error, as a slot hit by an OutOfMemoryError would. */
+  private static final class ExitFails extends dev.weir.spi.ProcessorSlot {
+    @Override
+    public int order() {
+      return 0;
+    }
+
+    @Override
+    public void exit(dev.weir.spi.Invocation invocation) {
+      throw new AssertionError("exit failed");
+    }
+  }
+
+  @Test
+  void anErrorFromAnExitSlotStillGivesThePlaceBack() throws BlockException {
+    Weir weir = Weir.builder().slot(new ExitFails()).flowRules(List.of(FlowRule.threads("r", 1))).build();
+    Entry entry = weir.entry("r");
+    assertThatThrownBy(entry::close).isInstanceOf(AssertionError.class).hasMessage("exit failed");
+    assertThat(entry.isOpen()).isFalse();
+    assertThatThrownBy(() -> weir.entry("r").close()).as("the place was given back: admitted, then the exit fails again")
+        .isInstanceOf(AssertionError.class);
+  }
+
   @Test
   void aLateCloseFromAnotherThreadNeverClosesTheOwnersLaterCall() throws Exception {
     Weir weir = Weir.builder().flowRules(List.of(FlowRule.threads("r", 1))).build();

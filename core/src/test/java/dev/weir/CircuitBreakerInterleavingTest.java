@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 import java.util.function.LongUnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -193,8 +192,9 @@ class CircuitBreakerInterleavingTest {
 
   @Test
   void throughTheEngineAReadingHeldPastAProbeTimeoutIsRefusedOnceANewProbeRuns() throws Exception {
-    HoldingTicker held = new HoldingTicker(ticker::read);
-    Weir weir = Weir.builder().ticker(held).rules(RuleSet.empty().withDegrade(List.of(errorCountZero()))).build();
+    HoldingSlot holding = new HoldingSlot(); // holds a call after its clock reading, before the breaker
+    Weir weir = Weir.builder().ticker(ticker).slot(holding)
+        .rules(RuleSet.empty().withDegrade(List.of(errorCountZero()))).build();
     try (Entry entry = weir.entry("r")) {
       entry.recordError(new IllegalStateException("down"));
     }
@@ -205,54 +205,11 @@ class CircuitBreakerInterleavingTest {
     assertThat(weir.statistics("r").circuitState()).isEqualTo(CircuitState.HALF_OPEN);
 
     ticker.advance(Duration.ofSeconds(5)); // the lost probe's timeout
-    CompletableFuture<BlockException> late = CompletableFuture.supplyAsync(() -> Calls.tryOnce(weir, "r"),
-        runnable -> held.holdNextRead(new Thread(runnable, "late-entry")));
-    held.awaitHeld();
+    HoldingSlot.Held<BlockException> late = holding.hold(() -> Calls.tryOnce(weir, "r"));
     ticker.advance(Duration.ofMillis(1));
     Entry probe = weir.entry("r"); // on time: the new probe
-    held.release();
-    assertThat(late.get(4, TimeUnit.SECONDS)).as("the held call").isInstanceOf(DegradeException.class);
+    assertThat(late.release()).as("the held call, older than the new probe").isInstanceOf(DegradeException.class);
     probe.close();
     assertThat(weir.statistics("r").circuitState()).isEqualTo(CircuitState.CLOSED);
-  }
-
-  /** A ticker that gives one chosen thread the reading of the moment it asked, after holding it. */
-  private static final class HoldingTicker implements Ticker {
-    private final LongSupplier source;
-    private final CountDownLatch reached = new CountDownLatch(1);
-    private final CountDownLatch released = new CountDownLatch(1);
-    private volatile Thread heldThread;
-
-    HoldingTicker(LongSupplier source) {
-      this.source = source;
-    }
-
-    void holdNextRead(Thread thread) {
-      heldThread = thread;
-      thread.start();
-    }
-
-    void awaitHeld() {
-      await(reached);
-    }
-
-    void release() {
-      released.countDown();
-    }
-
-    @Override
-    public long read() {
-      long now = source.getAsLong();
-      if (Thread.currentThread() == heldThread) {
-        heldThread = null;
-        reached.countDown();
-        try {
-          released.await(4, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-      return now;
-    }
   }
 }

@@ -78,7 +78,7 @@ class ExactModeTest {
 
   @Test
   void ringMemoryFollowsTheAdmissionsNotTheCount() {
-    ExactLimiter limiter = new ExactLimiter(SECOND, 100_000, new EngineClock(ticker, ticker));
+    ExactLimiter limiter = new ExactLimiter(SECOND, 100_000, new EngineClock(ticker, ticker), ticker.read());
     long now = ticker.read();
     for (int i = 0; i < 1000; i++) {
       assertThat(limiter.tryAcquire(1, now)).isZero();

@@ -67,8 +67,8 @@ final class GuardedMethod {
       }
       return blocked(target, args, block);
     }
-    if (!traces(failure) || Transactions.mustRollBack()) {
-      throw failure;
+    if (!(traceAll || isInstance(trace, failure)) || Transactions.mustRollBack()) {
+      throw failure; // untraced, or the transaction can only roll back
     }
     return fallBack(target, args, failure);
   }
