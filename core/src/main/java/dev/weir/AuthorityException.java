@@ -1,6 +1,7 @@
 package dev.weir;
 
 import dev.weir.rule.Rule;
+import dev.weir.rule.RuleKind;
 import org.jspecify.annotations.Nullable;
 
 /** A call refused because its origin is not allowed. HTTP maps it to 403. */
@@ -20,7 +21,7 @@ public final class AuthorityException extends BlockException {
   }
 
   @Override
-  BlockKind kind() {
-    return BlockKind.AUTHORITY;
+  public RuleKind ruleKind() {
+    return RuleKind.AUTHORITY;
   }
 }

@@ -1,6 +1,7 @@
 package dev.weir;
 
 import dev.weir.rule.Rule;
+import dev.weir.rule.RuleKind;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
@@ -57,19 +58,16 @@ public abstract sealed class BlockException extends RuntimeException
   }
 
   /**
-   * Returns the rule kind as written in metrics and HTTP answers: {@code flow}, {@code degrade},
-   * {@code param-flow}, {@code authority} or {@code system}.
+   * Returns the kind of the rule that refused the call; its {@link RuleKind#tag() tag} is what
+   * metrics and HTTP answers show ({@code flow}, {@code degrade}, {@code param-flow},
+   * {@code authority} or {@code system}).
    */
-  public final String ruleKind() {
-    return kind().tag;
-  }
-
-  abstract BlockKind kind();
+  public abstract RuleKind ruleKind();
 
   @Override
   public String getMessage() {
     StringBuilder message = new StringBuilder(64)
-        .append("Blocked by ").append(ruleKind()).append(" rule on resource '").append(resource).append('\'');
+        .append("Blocked by ").append(ruleKind().tag()).append(" rule on resource '").append(resource).append('\'');
     if (retryAfterNanos > 0) {
       message.append(", retry after ").append(retryAfter());
     }

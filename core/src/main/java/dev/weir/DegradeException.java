@@ -1,6 +1,7 @@
 package dev.weir;
 
 import dev.weir.rule.Rule;
+import dev.weir.rule.RuleKind;
 import org.jspecify.annotations.Nullable;
 
 /** A call refused by an open or probing circuit breaker. HTTP maps it to 503. */
@@ -20,7 +21,7 @@ public final class DegradeException extends BlockException {
   }
 
   @Override
-  BlockKind kind() {
-    return BlockKind.DEGRADE;
+  public RuleKind ruleKind() {
+    return RuleKind.DEGRADE;
   }
 }

@@ -174,9 +174,27 @@ final class Engine {
     node.rules = build(node, rules(node.name));
   }
 
+  /**
+   * Forgets every statistic and every rule's state (windows, queues, warm-up, circuits), keeping the
+   * rules: each resource is as it was when its rules were first put in force.
+   */
+  void reset() {
+    synchronized (lock) {
+      for (ResourceNode node : nodes.all()) {
+        node.reset();
+        node.rules = build(ResourceRules.NONE, rules(node.name));
+      }
+      inbound.reset();
+    }
+  }
+
   /** Builds {@code current} for {@code node}, keeping the live state of rules already in force. */
   private ResourceRules build(ResourceNode node, RuleSet current) {
-    ResourceRules old = node.rules;
+    return build(node.rules, current);
+  }
+
+  /** Builds {@code current}, keeping the live state of the rules of {@code old} that stay in force. */
+  private ResourceRules build(ResourceRules old, RuleSet current) {
     ResourceRules next = new ResourceRules(
         old.flow.replace(current.flow(), this),
         reuse(old.breakers, current.degrade(), b -> b.rule, r -> new CircuitBreaker(r, this), CircuitBreaker[]::new),

@@ -1,6 +1,7 @@
 package dev.weir;
 
 import dev.weir.rule.FlowRule;
+import dev.weir.rule.RuleKind;
 import org.jspecify.annotations.Nullable;
 
 /** A call refused by a flow rule (rate or concurrency limit). HTTP maps it to 429. */
@@ -25,7 +26,7 @@ public final class FlowException extends BlockException {
   }
 
   @Override
-  BlockKind kind() {
-    return BlockKind.FLOW;
+  public RuleKind ruleKind() {
+    return RuleKind.FLOW;
   }
 }

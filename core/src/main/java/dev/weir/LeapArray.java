@@ -106,6 +106,14 @@ final class LeapArray<B extends LeapArray.Bucket> {
     }
   }
 
+  /** Empties every bucket: the window starts afresh. */
+  void clear() {
+    for (int i = 0; i < sampleCount; i++) {
+      buckets.set(i, null);
+    }
+    last = null;
+  }
+
   /** Returns the sum of {@code counter} over the buckets of the window that ends at {@code now}. */
   long sum(long now, ToLongFunction<? super B> counter) {
     long newest = Math.floorDiv(now, bucketNanos);

@@ -1,6 +1,7 @@
 package dev.weir;
 
 import dev.weir.rule.Rule;
+import dev.weir.rule.RuleKind;
 import org.jspecify.annotations.Nullable;
 
 /** A call refused by a hot-parameter limit. HTTP maps it to 429. */
@@ -20,7 +21,7 @@ public final class ParamFlowException extends BlockException {
   }
 
   @Override
-  BlockKind kind() {
-    return BlockKind.PARAM_FLOW;
+  public RuleKind ruleKind() {
+    return RuleKind.PARAM_FLOW;
   }
 }

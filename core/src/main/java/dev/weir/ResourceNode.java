@@ -1,5 +1,6 @@
 package dev.weir;
 
+import dev.weir.rule.RuleKind;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -20,7 +21,7 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
   final String name;
   private final Engine engine;
   final LeapArray<StatBucket> minute;
-  private final LongAdder[] blockedByKind = new LongAdder[BlockKind.values().length];
+  private final LongAdder[] blockedByKind = new LongAdder[RuleKind.values().length];
   private final ConcurrentHashMap<String, StatisticNode> byContext = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, StatisticNode> byOrigin = new ConcurrentHashMap<>();
 
@@ -44,7 +45,7 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
     super.onPass(now, count);
   }
 
-  void onBlock(long now, int count, BlockKind kind) {
+  void onBlock(long now, int count, RuleKind kind) {
     minute.current(now);
     super.onBlock(now, count);
     blockedByKind[kind.ordinal()].add(count);
@@ -54,6 +55,17 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
   void onComplete(long now, long rtNanos, int count, boolean error) {
     minute.current(now).addRt(rtNanos);
     super.onComplete(now, rtNanos, count, error);
+  }
+
+  @Override
+  void reset() {
+    super.reset();
+    minute.clear();
+    for (LongAdder adder : blockedByKind) {
+      adder.reset();
+    }
+    byContext.clear();
+    byOrigin.clear();
   }
 
   /** The (context, resource) node, or null beyond the engine's bound of contexts. */
@@ -147,13 +159,8 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
   }
 
   @Override
-  public long totalBlocked(String ruleKind) {
-    for (BlockKind kind : BlockKind.values()) {
-      if (kind.tag.equals(ruleKind)) {
-        return blockedByKind[kind.ordinal()].sum();
-      }
-    }
-    throw new IllegalArgumentException("unknown rule kind '" + ruleKind + "'");
+  public long totalBlocked(RuleKind kind) {
+    return blockedByKind[kind.ordinal()].sum();
   }
 
   @Override

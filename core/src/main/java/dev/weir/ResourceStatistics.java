@@ -1,5 +1,7 @@
 package dev.weir;
 
+import dev.weir.rule.RuleKind;
+
 /**
  * Live statistics of one resource, over all contexts and origins. Rates ({@code ...Qps}) are counts
  * over the last second of the engine's clock; totals count since the resource was first seen and
@@ -47,13 +49,8 @@ public interface ResourceStatistics {
   /** Returns all permits ever refused. */
   long totalBlocked();
 
-  /**
-   * Returns all permits ever refused by rules of one kind.
-   *
-   * @param ruleKind {@code flow}, {@code degrade}, {@code param-flow}, {@code authority} or {@code system}
-   * @throws IllegalArgumentException for another kind
-   */
-  long totalBlocked(String ruleKind);
+  /** Returns all permits ever refused by rules of {@code kind}. */
+  long totalBlocked(RuleKind kind);
 
   /** Returns all calls that completed without a recorded error. */
   long totalSucceeded();

@@ -1,9 +1,8 @@
 package dev.weir;
 
 import dev.weir.rule.FlowRule;
-import dev.weir.rule.FlowRuleValidator;
 import dev.weir.rule.InvalidRulesException;
-import dev.weir.rule.Rule;
+import dev.weir.rule.ResourceRule;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.RuleViolation;
 import dev.weir.rule.SystemRule;
@@ -11,7 +10,6 @@ import dev.weir.rule.SystemRuleValidator;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -120,60 +118,6 @@ public final class RuleRegistry {
     engine.replaceSystemRule(rule);
   }
 
-  // Flow-only conveniences: field paths are relative to the list ([0].count).
-
-  /** Returns the flow rules in force for {@code resource}; empty when none. */
-  public List<FlowRule> flowRules(String resource) {
-    return engine.rules(resource).flow();
-  }
-
-  /** Returns the flow rules in force for every resource that has some. */
-  public Map<String, List<FlowRule>> flowRules() {
-    Map<String, List<FlowRule>> out = new LinkedHashMap<>();
-    engine.rules().forEach((resource, set) -> {
-      if (!set.flow().isEmpty()) {
-        out.put(resource, set.flow());
-      }
-    });
-    return out;
-  }
-
-  /**
-   * Replaces the flow rules of one resource, keeping its other kinds; an empty list removes them.
-   *
-   * @throws InvalidRulesException with every problem (fields as {@code [0].count}); nothing changed
-   */
-  public void replaceFlowRules(String resource, List<FlowRule> rules) {
-    List<RuleViolation> violations = validateFlowRules(rules);
-    addForeign(violations, "", rules, resource);
-    throwIfInvalid(violations);
-    engine.update(resource, current -> current.withFlow(rules));
-  }
-
-  /**
-   * Replaces all flow rules, keeping rules of the other kinds.
-   *
-   * @throws InvalidRulesException with every problem (fields as {@code [3].grade}); nothing changed
-   */
-  public void loadFlowRules(List<FlowRule> rules) {
-    throwIfInvalid(validateFlowRules(rules));
-    Map<String, List<FlowRule>> byResource = new LinkedHashMap<>();
-    for (FlowRule rule : rules) {
-      byResource.computeIfAbsent(rule.resource(), r -> new ArrayList<>()).add(rule);
-    }
-    for (String resource : engine.rules().keySet()) {
-      byResource.putIfAbsent(resource, List.of());
-    }
-    byResource.forEach((resource, flow) -> engine.update(resource, current -> current.withFlow(flow)));
-  }
-
-  /** Returns every problem of flow rules, fields relative to the list ({@code [0].count}). */
-  public List<RuleViolation> validateFlowRules(List<FlowRule> rules) {
-    List<RuleViolation> violations = new ArrayList<>(FlowRuleValidator.validate(rules));
-    violations.addAll(clusterViolations(rules));
-    return violations;
-  }
-
   /**
    * Cluster-mode rules need a cluster client, and two of them must not count the same calls of a
    * resource over the same interval: they would share one counter in the store and each add to it.
@@ -201,7 +145,7 @@ public final class RuleRegistry {
     return violations;
   }
 
-  private static void addForeign(List<RuleViolation> out, String kind, List<? extends Rule> rules, String resource) {
+  private static void addForeign(List<RuleViolation> out, String kind, List<? extends ResourceRule> rules, String resource) {
     for (int i = 0; i < rules.size(); i++) {
       if (!rules.get(i).resource().equals(resource)) {
         out.add(new RuleViolation(kind + "[" + i + "].resource", "must be '" + resource + "' here, was '"

@@ -57,6 +57,16 @@ class StatisticNode {
     bucket.addRt(rtNanos);
   }
 
+  /** Sets every count back to zero; see {@code Weir.reset()}. */
+  void reset() {
+    passed.reset();
+    blocked.reset();
+    succeeded.reset();
+    failed.reset();
+    rtNanosTotal.reset();
+    second.clear();
+  }
+
   long passQps(long now) {
     return since(second, now, passed.sum(), b -> b.passed);
   }

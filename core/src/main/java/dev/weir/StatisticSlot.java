@@ -46,7 +46,7 @@ final class StatisticSlot extends ProcessorSlot {
     Frame entry = (Frame) invocation;
     long now = entry.startNanos;
     int count = entry.acquireCount;
-    entry.node.onBlock(now, count, block.kind());
+    entry.node.onBlock(now, count, block.ruleKind());
     StatisticNode node = entry.originNode;
     if (node != null) {
       node.onBlock(now, count);

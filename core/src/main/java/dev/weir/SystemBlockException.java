@@ -1,6 +1,7 @@
 package dev.weir;
 
-import dev.weir.rule.Rule;
+import dev.weir.rule.RuleKind;
+import dev.weir.rule.SystemRule;
 import org.jspecify.annotations.Nullable;
 
 /** An inbound call refused by system protection. HTTP maps it to 429. */
@@ -15,12 +16,17 @@ public final class SystemBlockException extends BlockException {
    * @param rule the rule that refused it, or {@code null}
    * @param retryAfterNanos nanoseconds until a permit is expected to be free; 0 when unknown
    */
-  public SystemBlockException(String resource, @Nullable Rule rule, long retryAfterNanos) {
+  public SystemBlockException(String resource, @Nullable SystemRule rule, long retryAfterNanos) {
     super(resource, rule, retryAfterNanos);
   }
 
   @Override
-  BlockKind kind() {
-    return BlockKind.SYSTEM;
+  public @Nullable SystemRule rule() {
+    return (SystemRule) super.rule();
+  }
+
+  @Override
+  public RuleKind ruleKind() {
+    return RuleKind.SYSTEM;
   }
 }

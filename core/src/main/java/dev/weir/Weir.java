@@ -2,7 +2,6 @@ package dev.weir;
 
 import dev.weir.cluster.ClusterClient;
 import dev.weir.cluster.ClusterOptions;
-import dev.weir.rule.FlowRule;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.SystemRule;
 import dev.weir.spi.ProcessorSlot;
@@ -24,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Guard a call with {@link #entry(String)}; it either returns an {@link Entry} to close when
  * the call completes, or throws a {@link BlockException} naming the rule that refused it:
  * <pre>{@code
- * Weir weir = Weir.builder().flowRules(List.of(FlowRule.qps("createOrder", 100))).build();
+ * Weir weir = Weir.builder().rules(RuleSet.of(FlowRule.qps("createOrder", 100))).build();
  * try (Entry entry = weir.entry("createOrder")) {
  *   // the call
  * } catch (BlockException blocked) {
@@ -75,9 +74,8 @@ public final class Weir implements AutoCloseable {
     engine.setSlots(slots);
     this.rules = new RuleRegistry(engine);
     builder.listeners.forEach(engine::addListener);
-    RuleSet initial = builder.rules.withFlow(concat(builder.rules.flow(), builder.flowRules));
-    if (!initial.isEmpty()) {
-      rules.load(initial);
+    if (!builder.rules.isEmpty()) {
+      rules.load(builder.rules);
     }
     if (builder.systemRule.isActive()) {
       rules.replaceSystemRule(builder.systemRule);
@@ -225,6 +223,17 @@ public final class Weir implements AutoCloseable {
     return engine.overflow.untrackedOrigins.sum();
   }
 
+  /**
+   * Forgets every statistic and the state of every rule (window counts, queues, warm-up progress,
+   * circuit states), keeping the rules in force: each resource starts afresh, as after
+   * {@link Builder#build()}. Meant for tests that share one engine (a cached Spring context); call
+   * it while no call is in flight (a call in flight completes normally, but its completion may be
+   * missing from, or added to, the fresh counts). Resources stay known.
+   */
+  public void reset() {
+    engine.reset();
+  }
+
   /** Returns the engine's time source. */
   public Ticker ticker() {
     return engine.clock.ticker();
@@ -263,12 +272,6 @@ public final class Weir implements AutoCloseable {
     engine.sampleSystemNow();
   }
 
-  private static <T> List<T> concat(List<T> first, List<T> second) {
-    List<T> all = new ArrayList<>(first);
-    all.addAll(second);
-    return all;
-  }
-
   /**
    * Configures a {@link Weir}. Not thread-safe.
    */
@@ -282,7 +285,6 @@ public final class Weir implements AutoCloseable {
     private boolean loadServiceSlots = true;
     private @Nullable ClassLoader classLoader = Weir.class.getClassLoader();
     private final List<ProcessorSlot> slots = new ArrayList<>();
-    private List<FlowRule> flowRules = List.of();
     private RuleSet rules = RuleSet.empty();
     private SystemRule systemRule = SystemRule.NONE;
     private SystemStatus systemStatus = SystemStatus.jvm();
@@ -351,13 +353,7 @@ public final class Weir implements AutoCloseable {
       return this;
     }
 
-    /** Sets the flow rules in force when the engine starts; validated by {@link #build()}. */
-    public Builder flowRules(List<FlowRule> rules) {
-      this.flowRules = List.copyOf(rules);
-      return this;
-    }
-
-    /** Sets the rules of every kind in force when the engine starts (added to {@link #flowRules}). */
+    /** Sets the rules of every kind in force when the engine starts; validated by {@link #build()}. */
     public Builder rules(RuleSet rules) {
       this.rules = Objects.requireNonNull(rules, "rules");
       return this;

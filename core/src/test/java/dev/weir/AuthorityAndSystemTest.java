@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weir.rule.AuthorityRule;
 import dev.weir.rule.InvalidRulesException;
+import dev.weir.rule.RuleKind;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.SystemRule;
 import java.time.Duration;
@@ -22,7 +23,7 @@ class AuthorityAndSystemTest {
     assertThat(weir.callInContext("c", "appA", () -> Calls.tryOnce(weir, "r"))).isNull();
     BlockException refused = weir.callInContext("c", "appC", () -> Calls.tryOnce(weir, "r"));
     assertThat(refused).isInstanceOf(AuthorityException.class);
-    assertThat(refused.ruleKind()).isEqualTo("authority");
+    assertThat(refused.ruleKind().tag()).isEqualTo("authority");
     assertThat(Calls.tryOnce(weir, "r")).as("no origin").isNull();
   }
 
@@ -32,7 +33,7 @@ class AuthorityAndSystemTest {
         .rules(RuleSet.empty().withAuthority(List.of(AuthorityRule.deny("r", "bad")))).build();
     assertThat(weir.callInContext("c", "bad", () -> Calls.tryOnce(weir, "r"))).isInstanceOf(AuthorityException.class);
     assertThat(weir.callInContext("c", "good", () -> Calls.tryOnce(weir, "r"))).isNull();
-    assertThat(weir.statistics("r").totalBlocked("authority")).isEqualTo(1);
+    assertThat(weir.statistics("r").totalBlocked(RuleKind.AUTHORITY)).isEqualTo(1);
   }
 
   /** Load and CPU the test sets. */

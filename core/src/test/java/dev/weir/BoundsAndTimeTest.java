@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weir.rule.ControlBehavior;
 import dev.weir.rule.FlowRule;
+import dev.weir.rule.RuleSet;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -31,14 +32,14 @@ class BoundsAndTimeTest {
     Weir weir = Weir.builder().ticker(ticker).maxResources(2).build();
     Calls.admitted(weir, "a", 1);
     Calls.admitted(weir, "b", 1);
-    weir.rules().replaceFlowRules("limited", List.of(FlowRule.qps("limited", 1)));
+    weir.rules().update("limited", current -> current.withFlow(List.of(FlowRule.qps("limited", 1))));
     assertThat(Calls.admitted(weir, "limited", 3)).isEqualTo(1);
     assertThat(weir.uncheckedCalls()).isZero();
   }
 
   @Test
   void contextsBeyondTheBoundGetNoStatisticsButRulesStillApply() {
-    Weir weir = Weir.builder().ticker(ticker).maxContexts(1).flowRules(List.of(
+    Weir weir = Weir.builder().ticker(ticker).maxContexts(1).rules(RuleSet.of(
         FlowRule.builder("r").count(1).strategy(dev.weir.rule.FlowStrategy.CHAIN).refResource("second").build()))
         .build();
     weir.runInContext("first", null, () -> Calls.admitted(weir, "r", 1));
@@ -53,7 +54,7 @@ class BoundsAndTimeTest {
   void tickerGoingBackNeverThrowsNorBlocksForGood(ControlBehavior behavior) {
     FlowRule rule = FlowRule.builder("r").count(5).controlBehavior(behavior).maxQueueingTime(Duration.ZERO)
         .warmUpPeriod(Duration.ofSeconds(1)).build();
-    Weir weir = Weir.builder().ticker(ticker).sleeper(ticker).flowRules(List.of(rule)).build();
+    Weir weir = Weir.builder().ticker(ticker).sleeper(ticker).rules(RuleSet.of(rule)).build();
     int before = 0;
     for (int i = 0; i < 50; i++) {
       before += Calls.tryOnce(weir, "r") == null ? 1 : 0;
@@ -73,7 +74,7 @@ class BoundsAndTimeTest {
 
   @Test
   void threadsRuleIsNotAffectedByTime() {
-    Weir weir = Weir.builder().ticker(ticker).flowRules(List.of(FlowRule.threads("r", 1))).build();
+    Weir weir = Weir.builder().ticker(ticker).rules(RuleSet.of(FlowRule.threads("r", 1))).build();
     Entry entry = weir.entry("r");
     ticker.advance(Duration.ofDays(-1));
     assertThat(Calls.tryOnce(weir, "r")).isNotNull();
@@ -83,7 +84,7 @@ class BoundsAndTimeTest {
 
   @Test
   void twoEnginesDoNotSeeEachOther() {
-    Weir first = Weir.builder().ticker(ticker).flowRules(List.of(FlowRule.qps("r", 1))).build();
+    Weir first = Weir.builder().ticker(ticker).rules(RuleSet.of(FlowRule.qps("r", 1))).build();
     Weir second = Weir.builder().ticker(ticker).build();
     assertThat(Calls.admitted(second, "r", 5)).isEqualTo(5);
     assertThat(Calls.admitted(first, "r", 5)).isEqualTo(1);
@@ -98,13 +99,13 @@ class BoundsAndTimeTest {
 
   @Test
   void resourceListenersHearOfKnownAndNewResourcesOnce() {
-    Weir weir = Weir.builder().ticker(ticker).maxResources(2).flowRules(List.of(FlowRule.qps("ruled", 5))).build();
+    Weir weir = Weir.builder().ticker(ticker).maxResources(2).rules(RuleSet.of(FlowRule.qps("ruled", 5))).build();
     Calls.admitted(weir, "early", 1);
     List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
     weir.addResourceListener(stats -> heard.add(stats.resource()));
     assertThat(heard).containsExactlyInAnyOrder("ruled", "early");
     Calls.admitted(weir, "late", 3);
-    weir.rules().replaceFlowRules("fresh", List.of(FlowRule.qps("fresh", 1)));
+    weir.rules().update("fresh", current -> current.withFlow(List.of(FlowRule.qps("fresh", 1))));
     Calls.admitted(weir, "beyond-the-bound", 1);
     assertThat(heard).containsExactlyInAnyOrder("ruled", "early", "late", "fresh");
   }

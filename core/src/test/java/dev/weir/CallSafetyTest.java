@@ -79,7 +79,7 @@ class CallSafetyTest {
 
   @Test
   void anErrorFromAnExitSlotStillGivesThePlaceBack() throws BlockException {
-    Weir weir = Weir.builder().slot(new ExitFails()).flowRules(List.of(FlowRule.threads("r", 1))).build();
+    Weir weir = Weir.builder().slot(new ExitFails()).rules(RuleSet.of(FlowRule.threads("r", 1))).build();
     Entry entry = weir.entry("r");
     assertThatThrownBy(entry::close).isInstanceOf(AssertionError.class).hasMessage("exit failed");
     assertThat(entry.isOpen()).isFalse();
@@ -89,7 +89,7 @@ class CallSafetyTest {
 
   @Test
   void aLateCloseFromAnotherThreadNeverClosesTheOwnersLaterCall() throws Exception {
-    Weir weir = Weir.builder().flowRules(List.of(FlowRule.threads("r", 1))).build();
+    Weir weir = Weir.builder().rules(RuleSet.of(FlowRule.threads("r", 1))).build();
     ExecutorService other = Executors.newSingleThreadExecutor();
     try {
       Entry first = weir.entry("r");
@@ -130,7 +130,7 @@ class CallSafetyTest {
   }
 
   private static WeakReference<Weir> useAndDrop(ExecutorService pool) throws Exception {
-    Weir weir = Weir.builder().flowRules(List.of(FlowRule.qps("r", 1_000))).build();
+    Weir weir = Weir.builder().rules(RuleSet.of(FlowRule.qps("r", 1_000))).build();
     for (int i = 0; i < 4; i++) {
       pool.submit(() -> Calls.admitted(weir, "r", 10)).get(5, TimeUnit.SECONDS);
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.weir.rule.DegradeRule;
 import dev.weir.rule.DegradeStrategy;
 import dev.weir.rule.FlowRule;
+import dev.weir.rule.RuleKind;
 import dev.weir.rule.RuleSet;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,7 +57,7 @@ class CircuitBreakerTest {
     BlockException refused = call(weir, false);
     assertThat(refused).isInstanceOf(DegradeException.class);
     assertThat(refused.retryAfter()).isEqualTo(Duration.ofSeconds(5));
-    assertThat(weir.statistics("r").totalBlocked("degrade")).isEqualTo(1);
+    assertThat(weir.statistics("r").totalBlocked(RuleKind.DEGRADE)).isEqualTo(1);
   }
 
   @Test

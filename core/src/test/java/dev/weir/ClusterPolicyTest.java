@@ -12,6 +12,7 @@ import dev.weir.cluster.FallbackReason;
 import dev.weir.rule.FlowRule;
 import dev.weir.rule.FlowStrategy;
 import dev.weir.rule.InvalidRulesException;
+import dev.weir.rule.RuleSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,7 +47,7 @@ class ClusterPolicyTest {
   }
 
   private Weir engine(ClusterOptions options, FlowRule... rules) {
-    return Weir.builder().ticker(ticker).sleeper(ticker).cluster(store, options).flowRules(List.of(rules)).build();
+    return Weir.builder().ticker(ticker).sleeper(ticker).cluster(store, options).rules(RuleSet.of(rules)).build();
   }
 
   private static ClusterOptions options(ClusterFallback fallback) {
@@ -94,7 +95,7 @@ class ClusterPolicyTest {
     Weir weir = engine(options(ClusterFallback.DENY), CLUSTERED);
     weir.rules().replace("r", dev.weir.rule.RuleSet.empty().withFlow(List.of(CLUSTERED)));
     assertThat(store.limits).hasSize(1);
-    weir.rules().loadFlowRules(List.of(CLUSTERED.toBuilder().count(4).build()));
+    weir.rules().load(RuleSet.empty().withFlow(List.of(CLUSTERED.toBuilder().count(4).build())));
     assertThat(store.limits).hasSize(2);
     assertThat(store.limits.get(1).count()).isEqualTo(4);
   }
@@ -302,19 +303,19 @@ class ClusterPolicyTest {
   @Test
   void rulesThatCannotBeClusteredAreRefusedWithTheirField() {
     Weir withoutClient = Weir.builder().ticker(ticker).build();
-    assertThatThrownBy(() -> withoutClient.rules().loadFlowRules(List.of(CLUSTERED)))
+    assertThatThrownBy(() -> withoutClient.rules().load(RuleSet.empty().withFlow(List.of(CLUSTERED))))
         .isInstanceOf(InvalidRulesException.class).hasMessageContaining("[0].cluster-mode")
         .hasMessageContaining("needs a cluster client");
 
     Weir weir = engine(options(ClusterFallback.DENY));
     FlowRule perMinute = CLUSTERED.toBuilder().interval(Duration.ofMinutes(1)).build();
-    assertThatThrownBy(() -> weir.rules().loadFlowRules(List.of(CLUSTERED, CLUSTERED.toBuilder().count(9).build())))
+    assertThatThrownBy(() -> weir.rules().load(RuleSet.empty().withFlow(List.of(CLUSTERED, CLUSTERED.toBuilder().count(9).build()))))
         .isInstanceOf(InvalidRulesException.class).hasMessageContaining("[1].cluster-mode")
         .hasMessageContaining("same interval as [0]");
-    weir.rules().loadFlowRules(List.of(CLUSTERED, perMinute)); // another interval: another counter
-    assertThat(weir.rules().flowRules("r")).hasSize(2);
-    assertThatThrownBy(() -> weir.rules().loadFlowRules(List.of(CLUSTERED.toBuilder()
-        .interval(Duration.ofMillis(15)).build())))
+    weir.rules().load(RuleSet.empty().withFlow(List.of(CLUSTERED, perMinute))); // another interval: another counter
+    assertThat(weir.rules().rules("r").flow()).hasSize(2);
+    assertThatThrownBy(() -> weir.rules().load(RuleSet.empty().withFlow(List.of(CLUSTERED.toBuilder()
+        .interval(Duration.ofMillis(15)).build()))))
         .isInstanceOf(InvalidRulesException.class).hasMessageContaining("interval")
         .hasMessageContaining("multiple of 10ms");
   }

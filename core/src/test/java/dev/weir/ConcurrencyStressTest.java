@@ -3,6 +3,7 @@ package dev.weir;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weir.rule.FlowRule;
+import dev.weir.rule.RuleSet;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +36,7 @@ class ConcurrencyStressTest {
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
   void countsAreConservedAndLimitsHoldUnderEightThreads() throws Exception {
     FakeTicker ticker = new FakeTicker(123_456_789_000L);
-    Weir weir = Weir.builder().ticker(ticker).flowRules(List.of(
+    Weir weir = Weir.builder().ticker(ticker).rules(RuleSet.of(
         FlowRule.qps("qps", QPS),
         FlowRule.builder("exact").count(EXACT).exact(true).build(),
         FlowRule.threads("threads", INSIDE))).build();

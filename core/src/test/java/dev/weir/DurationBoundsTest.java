@@ -100,7 +100,7 @@ class DurationBoundsTest {
     FakeTicker ticker = new FakeTicker();
     try (Weir weir = Weir.builder().ticker(ticker).sleeper(ticker).build()) {
       FlowRule inForce = FlowRule.qps("r", 1);
-      weir.rules().replaceFlowRules("r", List.of(inForce));
+      weir.rules().update("r", current -> current.withFlow(List.of(inForce)));
       FlowRule overflowing = FlowRule.builder("r").count(5).controlBehavior(ControlBehavior.QUEUE)
           .maxQueueingTime(HUGE).build();
 
@@ -123,10 +123,10 @@ class DurationBoundsTest {
   void engineRefusesAPaceSoSlowItWouldOverflow() {
     FakeTicker ticker = new FakeTicker();
     try (Weir weir = Weir.builder().ticker(ticker).sleeper(ticker).build()) {
-      assertThatThrownBy(() -> weir.rules().replaceFlowRules("r", List.of(FlowRule.builder("r").count(1e-10)
-          .controlBehavior(ControlBehavior.QUEUE).build())))
+      assertThatThrownBy(() -> weir.rules().update("r", current -> current.withFlow(List.of(FlowRule.builder("r").count(1e-10)
+          .controlBehavior(ControlBehavior.QUEUE).build()))))
           .isInstanceOf(InvalidRulesException.class).hasMessageContaining("[0].count");
-      assertThat(weir.rules().flowRules("r")).isEmpty();
+      assertThat(weir.rules().rules("r").flow()).isEmpty();
     }
   }
 

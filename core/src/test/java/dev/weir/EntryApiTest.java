@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weir.rule.FlowRule;
+import dev.weir.rule.RuleSet;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -65,7 +66,7 @@ class EntryApiTest {
 
   @Test
   void closingOutOfOrderClosesTheLaterEntriesAndThrows() {
-    Weir limited = Weir.builder().ticker(ticker).flowRules(List.of(FlowRule.threads("inner", 1))).build();
+    Weir limited = Weir.builder().ticker(ticker).rules(RuleSet.of(FlowRule.threads("inner", 1))).build();
     Entry outer = limited.entry("outer");
     Entry inner = limited.entry("inner");
     assertThatThrownBy(outer::close)
@@ -79,7 +80,7 @@ class EntryApiTest {
 
   @Test
   void anEntryMayBeClosedOnAnotherThread() throws Exception {
-    Weir limited = Weir.builder().ticker(ticker).flowRules(List.of(FlowRule.threads("r", 1))).build();
+    Weir limited = Weir.builder().ticker(ticker).rules(RuleSet.of(FlowRule.threads("r", 1))).build();
     Entry entry = limited.entry("r");
     CompletableFuture.runAsync(entry::close).get();
     assertThat(limited.statistics("r").activeCalls()).isZero();
@@ -94,7 +95,7 @@ class EntryApiTest {
 
   @Test
   void blockedCallLeavesNoEntryBehind() {
-    Weir limited = Weir.builder().ticker(ticker).flowRules(List.of(FlowRule.qps("r", 0))).build();
+    Weir limited = Weir.builder().ticker(ticker).rules(RuleSet.of(FlowRule.qps("r", 0))).build();
     try (Entry outer = limited.entry("outer")) {
       assertThat(Calls.tryOnce(limited, "r")).isNotNull();
     } // closing outer must not find an open entry above it
@@ -104,7 +105,7 @@ class EntryApiTest {
 
   @Test
   void blockExceptionsAreStacklessAndDescribeThemselves() {
-    Weir limited = Weir.builder().ticker(ticker).flowRules(List.of(FlowRule.qps("r", 0))).build();
+    Weir limited = Weir.builder().ticker(ticker).rules(RuleSet.of(FlowRule.qps("r", 0))).build();
     BlockException block = Calls.tryOnce(limited, "r");
     assertThat(block.getStackTrace()).isEmpty();
     assertThat(block.getMessage()).contains("flow").contains("'r'").contains("FlowRule");

@@ -3,6 +3,7 @@ package dev.weir;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weir.rule.FlowRule;
+import dev.weir.rule.RuleSet;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -14,7 +15,7 @@ class ExactModeTest {
 
   private Weir engine(int count) {
     FlowRule rule = FlowRule.builder("r").count(count).exact(true).build();
-    return Weir.builder().ticker(ticker).flowRules(List.of(rule)).build();
+    return Weir.builder().ticker(ticker).rules(RuleSet.of(rule)).build();
   }
 
   @Test

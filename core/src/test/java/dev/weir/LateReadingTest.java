@@ -30,7 +30,7 @@ class LateReadingTest {
   private final HoldingSlot holding = new HoldingSlot();
 
   private Weir engine(FlowRule rule) {
-    return Weir.builder().ticker(ticker).sleeper(ticker).slot(holding).flowRules(List.of(rule)).build();
+    return Weir.builder().ticker(ticker).sleeper(ticker).slot(holding).rules(RuleSet.of(rule)).build();
   }
 
   private Weir engine(ParamFlowRule rule) {

@@ -45,7 +45,7 @@ class ParamFlowTest {
     assertThat(admitted(weir, 5, "b")).isEqualTo(2);
     BlockException refused = call(weir, "a");
     assertThat(refused).isInstanceOf(ParamFlowException.class);
-    assertThat(refused.ruleKind()).isEqualTo("param-flow");
+    assertThat(refused.ruleKind().tag()).isEqualTo("param-flow");
   }
 
   @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weir.rule.ControlBehavior;
 import dev.weir.rule.FlowRule;
+import dev.weir.rule.RuleSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +17,7 @@ class QueueTest {
   private Weir engine(double count, Duration maxQueueing) {
     FlowRule rule = FlowRule.builder("r").count(count).controlBehavior(ControlBehavior.QUEUE)
         .maxQueueingTime(maxQueueing).build();
-    return Weir.builder().ticker(ticker).sleeper(ticker).flowRules(List.of(rule)).build();
+    return Weir.builder().ticker(ticker).sleeper(ticker).rules(RuleSet.of(rule)).build();
   }
 
   /** Admission times of {@code n} back-to-back calls (the fake sleeper advances the clock). */
@@ -53,7 +54,7 @@ class QueueTest {
 
   @Test
   void refusesWhenTheWaitWouldExceedMaxQueueingTime() {
-    Weir weir = Weir.builder().ticker(ticker).flowRules(List.of(FlowRule.builder("r").count(10)
+    Weir weir = Weir.builder().ticker(ticker).rules(RuleSet.of(FlowRule.builder("r").count(10)
         .controlBehavior(ControlBehavior.QUEUE).maxQueueingTime(Duration.ofMillis(250)).build())).build();
     // No sleeper that advances time: the clock stands still while calls queue up.
     // Slots: now, +100, +200 fit within 250 ms; +300 does not.

@@ -37,7 +37,7 @@ class RealClockBoundsTest {
   private final AtomicInteger mostInside = new AtomicInteger();
 
   private Weir engine(FlowRule rule) {
-    return Weir.builder().ticker(clock).sleeper(clock).flowRules(List.of(rule)).build();
+    return Weir.builder().ticker(clock).sleeper(clock).rules(RuleSet.of(rule)).build();
   }
 
   private Weir engine(ParamFlowRule rule) {

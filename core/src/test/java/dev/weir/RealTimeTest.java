@@ -29,7 +29,7 @@ class RealTimeTest {
 
   @Test
   void rateLimitHoldsOnTheRealClock() {
-    Weir weir = Weir.builder().flowRules(List.of(FlowRule.qps("r", 50))).build();
+    Weir weir = Weir.builder().rules(RuleSet.of(FlowRule.qps("r", 50))).build();
     List<Long> admitted = new ArrayList<>();
     long start = System.nanoTime();
     while (System.nanoTime() - start < 1_500 * MILLIS) {
@@ -50,7 +50,7 @@ class RealTimeTest {
 
   @Test
   void exactModeNeverLetsMoreThanCountIntoAnyRealSecond() {
-    Weir weir = Weir.builder().flowRules(List.of(FlowRule.builder("r").count(20).exact(true).build())).build();
+    Weir weir = Weir.builder().rules(RuleSet.of(FlowRule.builder("r").count(20).exact(true).build())).build();
     List<Long> admitted = new ArrayList<>();
     long start = System.nanoTime();
     while (System.nanoTime() - start < 2_200 * MILLIS) {
@@ -72,7 +72,7 @@ class RealTimeTest {
   void queueSpacesCallsOnTheRealClock() {
     FlowRule rule = FlowRule.builder("r").count(20).controlBehavior(ControlBehavior.QUEUE)
         .maxQueueingTime(Duration.ofSeconds(2)).build();
-    Weir weir = Weir.builder().flowRules(List.of(rule)).build();
+    Weir weir = Weir.builder().rules(RuleSet.of(rule)).build();
     long start = System.nanoTime();
     for (int i = 0; i < 10; i++) {
       weir.entry("r").close();
@@ -84,7 +84,7 @@ class RealTimeTest {
 
   @Test
   void concurrencyLimitHoldsAcrossRealThreads() throws Exception {
-    Weir weir = Weir.builder().flowRules(List.of(FlowRule.threads("r", 3))).build();
+    Weir weir = Weir.builder().rules(RuleSet.of(FlowRule.threads("r", 3))).build();
     AtomicInteger inside = new AtomicInteger();
     AtomicInteger most = new AtomicInteger();
     AtomicInteger refused = new AtomicInteger();

@@ -3,6 +3,7 @@ package dev.weir;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weir.rule.FlowRule;
+import dev.weir.rule.RuleSet;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -12,7 +13,7 @@ class RejectWindowTest {
   private final FakeTicker ticker = new FakeTicker(3_600_000_000_000_000L); // on a bucket boundary of 1 s, 1 min and 1 h windows
 
   private Weir engine(FlowRule... rules) {
-    return Weir.builder().ticker(ticker).sleeper(ticker).flowRules(List.of(rules)).build();
+    return Weir.builder().ticker(ticker).sleeper(ticker).rules(RuleSet.of(rules)).build();
   }
 
   @Test
@@ -24,7 +25,7 @@ class RejectWindowTest {
     assertThat(refused).isInstanceOf(FlowException.class);
     assertThat(refused.resource()).isEqualTo("r");
     assertThat(refused.rule()).isEqualTo(FlowRule.qps("r", 5));
-    assertThat(refused.ruleKind()).isEqualTo("flow");
+    assertThat(refused.ruleKind().tag()).isEqualTo("flow");
   }
 
   @Test

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.weir.rule.ControlBehavior;
 import dev.weir.rule.FlowRule;
 import dev.weir.rule.InvalidRulesException;
+import dev.weir.rule.RuleSet;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -18,20 +19,20 @@ class RuleReplacementTest {
   @Test
   void unchangedRuleKeepsItsWindowCounts() {
     FlowRule limit = FlowRule.qps("r", 3);
-    weir.rules().replaceFlowRules("r", List.of(limit));
+    weir.rules().update("r", current -> current.withFlow(List.of(limit)));
     assertThat(Calls.admitted(weir, "r", 2)).isEqualTo(2);
 
-    weir.rules().replaceFlowRules("r", List.of(limit, FlowRule.threads("r", 10)));
+    weir.rules().update("r", current -> current.withFlow(List.of(limit, FlowRule.threads("r", 10))));
     assertThat(Calls.admitted(weir, "r", 5)).as("the qps rule still remembers two").isEqualTo(1);
   }
 
   @Test
   void changedCountKeepsTheWindowOtherChangesStartFresh() {
-    weir.rules().replaceFlowRules("r", List.of(FlowRule.qps("r", 3)));
+    weir.rules().update("r", current -> current.withFlow(List.of(FlowRule.qps("r", 3))));
     Calls.admitted(weir, "r", 3);
-    weir.rules().replaceFlowRules("r", List.of(FlowRule.qps("r", 4)));
+    weir.rules().update("r", current -> current.withFlow(List.of(FlowRule.qps("r", 4))));
     assertThat(Calls.admitted(weir, "r", 5)).as("the window holds the 3 already admitted").isEqualTo(1);
-    weir.rules().replaceFlowRules("r", List.of(FlowRule.builder("r").count(4).exact(true).build()));
+    weir.rules().update("r", current -> current.withFlow(List.of(FlowRule.builder("r").count(4).exact(true).build())));
     assertThat(Calls.admitted(weir, "r", 5)).as("another kind of limiter: nothing to carry over").isEqualTo(4);
   }
 
@@ -39,12 +40,12 @@ class RuleReplacementTest {
   void unchangedWarmUpRuleKeepsItsWarmth() {
     FlowRule warmUp = FlowRule.builder("r").count(100).controlBehavior(ControlBehavior.WARM_UP)
         .warmUpPeriod(Duration.ofSeconds(2)).build();
-    weir.rules().replaceFlowRules("r", List.of(warmUp));
+    weir.rules().update("r", current -> current.withFlow(List.of(warmUp)));
     for (int ms = 0; ms < 5_000; ms++) { // warm it up
       Calls.tryOnce(weir, "r");
       ticker.advance(Duration.ofMillis(1));
     }
-    weir.rules().replaceFlowRules("r", List.of(warmUp, FlowRule.threads("r", 50)));
+    weir.rules().update("r", current -> current.withFlow(List.of(warmUp, FlowRule.threads("r", 50))));
     int admitted = 0;
     for (int ms = 0; ms < 1_000; ms++) {
       admitted += Calls.tryOnce(weir, "r") == null ? 1 : 0;
@@ -57,50 +58,50 @@ class RuleReplacementTest {
   void unchangedQueueRuleKeepsItsPosition() {
     FlowRule queue = FlowRule.builder("r").count(10).controlBehavior(ControlBehavior.QUEUE)
         .maxQueueingTime(Duration.ZERO).build();
-    weir.rules().replaceFlowRules("r", List.of(queue));
+    weir.rules().update("r", current -> current.withFlow(List.of(queue)));
     assertThat(Calls.tryOnce(weir, "r")).isNull();
-    weir.rules().replaceFlowRules("r", List.of(queue, FlowRule.threads("r", 5)));
+    weir.rules().update("r", current -> current.withFlow(List.of(queue, FlowRule.threads("r", 5))));
     assertThat(Calls.tryOnce(weir, "r")).as("next slot is still 100 ms away").isNotNull();
   }
 
   @Test
   void invalidReplacementChangesNothing() {
-    weir.rules().replaceFlowRules("r", List.of(FlowRule.qps("r", 1)));
-    assertThatThrownBy(() -> weir.rules().replaceFlowRules("r", List.of(FlowRule.qps("r", 5), FlowRule.qps("r", -1))))
+    weir.rules().update("r", current -> current.withFlow(List.of(FlowRule.qps("r", 1))));
+    assertThatThrownBy(() -> weir.rules().update("r", current -> current.withFlow(List.of(FlowRule.qps("r", 5), FlowRule.qps("r", -1)))))
         .isInstanceOf(InvalidRulesException.class)
         .hasMessageContaining("[1].count");
-    assertThat(weir.rules().flowRules("r")).containsExactly(FlowRule.qps("r", 1));
+    assertThat(weir.rules().rules("r").flow()).containsExactly(FlowRule.qps("r", 1));
     assertThat(Calls.admitted(weir, "r", 3)).isEqualTo(1);
   }
 
   @Test
   void rulesMustNameTheResourceTheyReplace() {
-    assertThatThrownBy(() -> weir.rules().replaceFlowRules("r", List.of(FlowRule.qps("other", 5))))
+    assertThatThrownBy(() -> weir.rules().update("r", current -> current.withFlow(List.of(FlowRule.qps("other", 5)))))
         .isInstanceOf(InvalidRulesException.class)
         .satisfies(e -> assertThat(((InvalidRulesException) e).violations())
-            .anySatisfy(v -> assertThat(v.field()).isEqualTo("[0].resource")));
+            .anySatisfy(v -> assertThat(v.field()).isEqualTo("flow[0].resource")));
   }
 
   @Test
   void otherResourcesAreUntouchedAndEmptyListRemoves() {
-    weir.rules().loadFlowRules(List.of(FlowRule.qps("a", 1), FlowRule.qps("b", 1)));
-    weir.rules().replaceFlowRules("a", List.of());
-    assertThat(weir.rules().flowRules()).containsOnlyKeys("b");
+    weir.rules().load(RuleSet.empty().withFlow(List.of(FlowRule.qps("a", 1), FlowRule.qps("b", 1))));
+    weir.rules().update("a", current -> current.withFlow(List.of()));
+    assertThat(weir.rules().rulesByResource()).containsOnlyKeys("b");
     assertThat(Calls.admitted(weir, "a", 3)).isEqualTo(3);
     assertThat(Calls.admitted(weir, "b", 3)).isEqualTo(1);
   }
 
   @Test
   void loadReplacesEveryResource() {
-    weir.rules().loadFlowRules(List.of(FlowRule.qps("a", 1), FlowRule.qps("b", 1)));
-    weir.rules().loadFlowRules(List.of(FlowRule.qps("c", 1)));
-    assertThat(weir.rules().flowRules()).containsOnlyKeys("c");
+    weir.rules().load(RuleSet.empty().withFlow(List.of(FlowRule.qps("a", 1), FlowRule.qps("b", 1))));
+    weir.rules().load(RuleSet.empty().withFlow(List.of(FlowRule.qps("c", 1))));
+    assertThat(weir.rules().rulesByResource()).containsOnlyKeys("c");
   }
 
   @Test
   void clusterModeIsRefusedWithoutAClusterLimiter() {
     FlowRule clustered = FlowRule.builder("r").count(10).clusterMode(true).build();
-    assertThatThrownBy(() -> weir.rules().loadFlowRules(List.of(clustered)))
+    assertThatThrownBy(() -> weir.rules().load(RuleSet.empty().withFlow(List.of(clustered))))
         .isInstanceOf(InvalidRulesException.class)
         .hasMessageContaining("[0].cluster-mode");
   }
@@ -111,9 +112,9 @@ class RuleReplacementTest {
     dev.weir.rule.RuleSet before = weir.rules().update("r",
         current -> current.withFlow(List.of(current.flow().get(0), FlowRule.threads("r", 3))));
     assertThat(before.flow()).containsExactly(FlowRule.qps("r", 1));
-    assertThat(weir.rules().flowRules("r")).hasSize(2);
+    assertThat(weir.rules().rules("r").flow()).hasSize(2);
     assertThatThrownBy(() -> weir.rules().update("r", current -> current.withFlow(List.of(FlowRule.qps("r", -1)))))
         .isInstanceOf(InvalidRulesException.class).hasMessageContaining("flow[0].count");
-    assertThat(weir.rules().flowRules("r")).hasSize(2);
+    assertThat(weir.rules().rules("r").flow()).hasSize(2);
   }
 }

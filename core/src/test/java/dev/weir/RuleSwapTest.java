@@ -35,9 +35,9 @@ class RuleSwapTest {
 
   @Test
   void raisingAThreadsLimitKeepsCountingTheCallsInside() {
-    Weir weir = Weir.builder().ticker(ticker).flowRules(List.of(FlowRule.threads("r", 2))).build();
+    Weir weir = Weir.builder().ticker(ticker).rules(RuleSet.of(FlowRule.threads("r", 2))).build();
     List<Entry> inside = Calls.open(weir, "r", 2);
-    weir.rules().replaceFlowRules("r", List.of(FlowRule.threads("r", 3)));
+    weir.rules().update("r", current -> current.withFlow(List.of(FlowRule.threads("r", 3))));
     List<Entry> more = Calls.open(weir, "r", 3);
     assertThat(more.stream().filter(e -> e != null).count()).as("one more place, not three").isEqualTo(1);
     more.stream().filter(e -> e != null).forEach(Entry::close);
@@ -49,9 +49,9 @@ class RuleSwapTest {
 
   @Test
   void changingARejectCountKeepsTheCurrentWindow() {
-    Weir weir = Weir.builder().ticker(ticker).flowRules(List.of(FlowRule.qps("r", 10))).build();
+    Weir weir = Weir.builder().ticker(ticker).rules(RuleSet.of(FlowRule.qps("r", 10))).build();
     assertThat(Calls.admitted(weir, "r", 10)).isEqualTo(10);
-    weir.rules().replaceFlowRules("r", List.of(FlowRule.qps("r", 15)));
+    weir.rules().update("r", current -> current.withFlow(List.of(FlowRule.qps("r", 15))));
     assertThat(Calls.admitted(weir, "r", 20)).as("the window already holds 10").isEqualTo(5);
     ticker.advance(Duration.ofSeconds(1));
     assertThat(Calls.admitted(weir, "r", 20)).isEqualTo(15);
@@ -59,9 +59,9 @@ class RuleSwapTest {
 
   @Test
   void anotherIntervalStartsAFreshWindow() {
-    Weir weir = Weir.builder().ticker(ticker).flowRules(List.of(FlowRule.qps("r", 10))).build();
+    Weir weir = Weir.builder().ticker(ticker).rules(RuleSet.of(FlowRule.qps("r", 10))).build();
     assertThat(Calls.admitted(weir, "r", 10)).isEqualTo(10);
-    weir.rules().replaceFlowRules("r", List.of(FlowRule.builder("r").count(10).interval(Duration.ofMillis(500)).build()));
+    weir.rules().update("r", current -> current.withFlow(List.of(FlowRule.builder("r").count(10).interval(Duration.ofMillis(500)).build())));
     assertThat(Calls.admitted(weir, "r", 20)).isEqualTo(10);
   }
 }

@@ -3,6 +3,8 @@ package dev.weir;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weir.rule.FlowRule;
+import dev.weir.rule.RuleKind;
+import dev.weir.rule.RuleSet;
 import dev.weir.spi.Invocation;
 import dev.weir.spi.ProcessorSlot;
 import dev.weir.spi.SlotOrder;
@@ -45,7 +47,7 @@ class SlotChainTest {
 
     @Override
     public void blocked(Invocation invocation, BlockException block) {
-      events.add("blocked " + block.ruleKind());
+      events.add("blocked " + block.ruleKind().tag());
     }
 
     @Override
@@ -57,7 +59,7 @@ class SlotChainTest {
   @Test
   void customSlotRunsAtItsOrderAndSeesEveryPhase() {
     RecordingSlot afterFlow = new RecordingSlot(SlotOrder.FLOW + 1, false);
-    Weir weir = Weir.builder().slot(afterFlow).flowRules(List.of(FlowRule.qps("r", 1))).build();
+    Weir weir = Weir.builder().slot(afterFlow).rules(RuleSet.of(FlowRule.qps("r", 1))).build();
 
     try (Entry entry = weir.entry("r", EntryType.OUT, 1, "allow")) {
       entry.recordError(new RuntimeException());
@@ -70,7 +72,7 @@ class SlotChainTest {
   void customSlotRefusalIsThrownAndEarlierSlotsUndo() {
     RecordingSlot before = new RecordingSlot(SlotOrder.STATISTICS + 1, false);
     RecordingSlot denying = new RecordingSlot(SlotOrder.DEGRADE + 1, true);
-    Weir weir = Weir.builder().slot(before).slot(denying).flowRules(List.of(FlowRule.qps("r", 1))).build();
+    Weir weir = Weir.builder().slot(before).slot(denying).rules(RuleSet.of(FlowRule.qps("r", 1))).build();
 
     BlockException refused = null;
     try (Entry entry = weir.entry("r", EntryType.OUT, 1, "deny")) {
@@ -80,7 +82,7 @@ class SlotChainTest {
     }
     assertThat(refused).isInstanceOf(AuthorityException.class);
     assertThat(before.events).containsExactly("entry r", "blocked authority");
-    assertThat(weir.statistics("r").totalBlocked("authority")).isEqualTo(1);
+    assertThat(weir.statistics("r").totalBlocked(RuleKind.AUTHORITY)).isEqualTo(1);
     assertThat(Calls.admitted(weir, "r", 1)).as("the flow permit was refunded").isEqualTo(1);
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.weir.rule.FlowGrade;
 import dev.weir.rule.FlowRule;
 import dev.weir.rule.FlowStrategy;
+import dev.weir.rule.RuleSet;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -13,7 +14,7 @@ class ThreadsAndStrategyTest {
   private final FakeTicker ticker = new FakeTicker();
 
   private Weir engine(FlowRule... rules) {
-    return Weir.builder().ticker(ticker).flowRules(List.of(rules)).build();
+    return Weir.builder().ticker(ticker).rules(RuleSet.of(rules)).build();
   }
 
   @Test
@@ -98,7 +99,7 @@ class ThreadsAndStrategyTest {
   @Test
   void originsBeyondTheBoundShareOneOverflowLimiter() {
     Weir weir = Weir.builder().ticker(ticker).maxOriginsPerResource(2)
-        .flowRules(List.of(FlowRule.builder("r").count(1).limitApp(FlowRule.LIMIT_APP_OTHER).build())).build();
+        .rules(RuleSet.of(FlowRule.builder("r").count(1).limitApp(FlowRule.LIMIT_APP_OTHER).build())).build();
     int admitted = 0;
     for (int i = 0; i < 10; i++) {
       String origin = "caller-" + i;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.weir.rule.ControlBehavior;
 import dev.weir.rule.FlowRule;
+import dev.weir.rule.RuleSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +38,7 @@ class WarmUpTest {
 
   @Test
   void rateRisesFromCountOverColdFactorToCountOverTheWarmUpPeriod() {
-    Weir weir = Weir.builder().ticker(ticker).flowRules(List.of(warmUp(100, Duration.ofSeconds(10), 3))).build();
+    Weir weir = Weir.builder().ticker(ticker).rules(RuleSet.of(warmUp(100, Duration.ofSeconds(10), 3))).build();
     List<Integer> rate = admittedPerSecond(weir, 16);
 
     // Cold: spacing starts at 30 ms (count / cold-factor = 33.3/s).
@@ -56,7 +57,7 @@ class WarmUpTest {
 
   @Test
   void firstSecondFollowsTheColdSpacing() {
-    Weir weir = Weir.builder().ticker(ticker).flowRules(List.of(warmUp(10, Duration.ofSeconds(20), 4))).build();
+    Weir weir = Weir.builder().ticker(ticker).rules(RuleSet.of(warmUp(10, Duration.ofSeconds(20), 4))).build();
     // cold spacing = 4 x 100 ms: exactly the admissions at 0, 400, 800 ms (give or take the slope).
     List<Integer> rate = admittedPerSecond(weir, 1);
     assertThat(rate.get(0)).isEqualTo(3);
@@ -64,7 +65,7 @@ class WarmUpTest {
 
   @Test
   void storedPermitsRefillWhileIdleSoTheRuleCoolsDownAgain() {
-    Weir weir = Weir.builder().ticker(ticker).flowRules(List.of(warmUp(100, Duration.ofSeconds(4), 3))).build();
+    Weir weir = Weir.builder().ticker(ticker).rules(RuleSet.of(warmUp(100, Duration.ofSeconds(4), 3))).build();
     List<Integer> warm = admittedPerSecond(weir, 8);
     assertThat(warm.get(7)).isBetween(99, 101);
     ticker.advance(Duration.ofSeconds(30)); // idle for longer than the warm-up period: cold again
@@ -94,7 +95,7 @@ class WarmUpTest {
   void warmUpQueueWaitsInsteadOfRefusing() {
     FlowRule rule = FlowRule.builder("r").count(100).controlBehavior(ControlBehavior.WARM_UP_QUEUE)
         .warmUpPeriod(Duration.ofSeconds(10)).coldFactor(3).maxQueueingTime(Duration.ofSeconds(1)).build();
-    Weir weir = Weir.builder().ticker(ticker).sleeper(ticker).flowRules(List.of(rule)).build();
+    Weir weir = Weir.builder().ticker(ticker).sleeper(ticker).rules(RuleSet.of(rule)).build();
     long start = ticker.read();
     for (int i = 0; i < 10; i++) {
       assertThat(Calls.tryOnce(weir, "r")).isNull();

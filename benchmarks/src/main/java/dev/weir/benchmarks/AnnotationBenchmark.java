@@ -347,8 +347,8 @@ public class AnnotationBenchmark {
       service = context.getBean(WeirService.class);
       checkProxied(service, RateLimitedAdvisor.class);
       Weir weir = context.getBean(Weir.class);
-      if (weir.rules().flowRules(WEIR_RESOURCE).size() != 1) {
-        throw new IllegalStateException("no flow rule on " + WEIR_RESOURCE + ": " + weir.rules().flowRules());
+      if (weir.rules().rules(WEIR_RESOURCE).flow().size() != 1) {
+        throw new IllegalStateException("no flow rule on " + WEIR_RESOURCE + ": " + weir.rules().rulesByResource());
       }
       checkEcho(service.hello(arg));
       checkCounted("Weir's totalPassed of " + WEIR_RESOURCE, () -> checkEcho(service.hello(arg)), () -> {

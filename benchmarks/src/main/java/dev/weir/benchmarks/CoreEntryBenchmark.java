@@ -8,6 +8,7 @@ import dev.weir.Entry;
 import dev.weir.Weir;
 import dev.weir.rule.ControlBehavior;
 import dev.weir.rule.FlowRule;
+import dev.weir.rule.RuleSet;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
 import io.github.resilience4j.ratelimiter.RateLimiter;
@@ -115,7 +116,7 @@ public class CoreEntryBenchmark {
     }
 
     private static Weir engine(FlowRule rule) {
-      return Weir.builder().flowRules(List.of(rule)).build();
+      return Weir.builder().rules(RuleSet.of(rule)).build();
     }
 
     @TearDown(Level.Trial)

@@ -10,7 +10,7 @@ import java.util.List;
  * @param strategy whether the list allows ({@code WHITE}) or denies ({@code BLACK})
  * @param limitApp the origins listed
  */
-public record AuthorityRule(String resource, AuthorityStrategy strategy, List<String> limitApp) implements Rule {
+public record AuthorityRule(String resource, AuthorityStrategy strategy, List<String> limitApp) implements ResourceRule {
 
   /** Replaces null components by defaults and copies the list. */
   public AuthorityRule {
@@ -36,5 +36,11 @@ public record AuthorityRule(String resource, AuthorityStrategy strategy, List<St
     }
     boolean listed = limitApp.contains(origin);
     return strategy == AuthorityStrategy.WHITE ? listed : !listed;
+  }
+
+  /** Returns {@link RuleKind#AUTHORITY}. */
+  @Override
+  public RuleKind kind() {
+    return RuleKind.AUTHORITY;
   }
 }

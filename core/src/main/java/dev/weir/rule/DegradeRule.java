@@ -30,7 +30,7 @@ public record DegradeRule(
     int minRequestAmount,
     Duration statInterval,
     Duration openDuration)
-    implements Rule {
+    implements ResourceRule {
 
   /** Default of {@link #minRequestAmount()}. */
   public static final int DEFAULT_MIN_REQUEST_AMOUNT = 5;
@@ -110,5 +110,11 @@ public record DegradeRule(
       return new DegradeRule(resource, strategy, threshold, slowCallThreshold, minRequestAmount, statInterval,
           openDuration);
     }
+  }
+
+  /** Returns {@link RuleKind#DEGRADE}. */
+  @Override
+  public RuleKind kind() {
+    return RuleKind.DEGRADE;
   }
 }

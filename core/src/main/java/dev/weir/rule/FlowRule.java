@@ -43,7 +43,7 @@ public record FlowRule(
     @Nullable String refResource,
     String limitApp,
     boolean clusterMode)
-    implements Rule {
+    implements ResourceRule {
 
   /** {@code limit-app} value: the rule applies to every caller, counted together. */
   public static final String LIMIT_APP_DEFAULT = "default";
@@ -230,5 +230,11 @@ public record FlowRule(
       return new FlowRule(resource, count, grade, interval, exact, controlBehavior, warmUpPeriod, coldFactor,
           maxQueueingTime, strategy, refResource, limitApp, clusterMode);
     }
+  }
+
+  /** Returns {@link RuleKind#FLOW}. */
+  @Override
+  public RuleKind kind() {
+    return RuleKind.FLOW;
   }
 }

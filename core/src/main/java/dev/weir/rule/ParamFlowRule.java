@@ -36,7 +36,7 @@ public record ParamFlowRule(
     ControlBehavior controlBehavior,
     Duration maxQueueingTime,
     List<ParamFlowItem> exceptions)
-    implements Rule {
+    implements ResourceRule {
 
   /** Values tracked per rule; beyond, the least recently used value's state is dropped. */
   public static final int MAX_TRACKED_VALUES = 10_000;
@@ -125,5 +125,11 @@ public record ParamFlowRule(
       return new ParamFlowRule(resource, paramIndex, grade, count, duration, burst, controlBehavior, maxQueueingTime,
           exceptions);
     }
+  }
+
+  /** Returns {@link RuleKind#PARAM_FLOW}. */
+  @Override
+  public RuleKind kind() {
+    return RuleKind.PARAM_FLOW;
   }
 }

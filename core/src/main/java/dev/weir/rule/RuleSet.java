@@ -27,6 +27,29 @@ public record RuleSet(List<FlowRule> flow, List<DegradeRule> degrade, List<Param
     authority = authority == null ? List.of() : List.copyOf(authority);
   }
 
+  /**
+   * Returns the set of {@code rules}, each under its kind, in the order given:
+   * {@code RuleSet.of(FlowRule.qps("createOrder", 100), degradeRule)}.
+   */
+  public static RuleSet of(ResourceRule... rules) {
+    List<FlowRule> flow = new ArrayList<>();
+    List<DegradeRule> degrade = new ArrayList<>();
+    List<ParamFlowRule> paramFlow = new ArrayList<>();
+    List<AuthorityRule> authority = new ArrayList<>();
+    for (ResourceRule rule : rules) {
+      if (rule instanceof FlowRule r) {
+        flow.add(r);
+      } else if (rule instanceof DegradeRule r) {
+        degrade.add(r);
+      } else if (rule instanceof ParamFlowRule r) {
+        paramFlow.add(r);
+      } else {
+        authority.add((AuthorityRule) rule);
+      }
+    }
+    return new RuleSet(flow, degrade, paramFlow, authority);
+  }
+
   /** Returns the set without rules. */
   public static RuleSet empty() {
     return EMPTY;
@@ -66,8 +89,8 @@ public record RuleSet(List<FlowRule> flow, List<DegradeRule> degrade, List<Param
   /** Returns every resource some rule names, in order of first mention. */
   public Set<String> resources() {
     Set<String> resources = new LinkedHashSet<>();
-    for (List<? extends Rule> rules : List.of(flow, degrade, paramFlow, authority)) {
-      for (Rule rule : rules) {
+    for (List<? extends ResourceRule> rules : List.of(flow, degrade, paramFlow, authority)) {
+      for (ResourceRule rule : rules) {
         resources.add(rule.resource());
       }
     }
@@ -93,7 +116,7 @@ public record RuleSet(List<FlowRule> flow, List<DegradeRule> degrade, List<Param
     }
   }
 
-  private static <R extends Rule> List<R> only(List<R> rules, String resource) {
+  private static <R extends ResourceRule> List<R> only(List<R> rules, String resource) {
     return rules.stream().filter(rule -> rule.resource().equals(resource)).toList();
   }
 }

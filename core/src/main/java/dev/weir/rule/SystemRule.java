@@ -31,15 +31,13 @@ public record SystemRule(
     @Nullable Double maxCpuUsage)
     implements Rule {
 
-  /** The resource name under which system refusals are reported: {@code "system"}. */
-  public static final String RESOURCE = "system";
-
   /** A rule with every limit off. */
   public static final SystemRule NONE = new SystemRule(null, null, null, null, null);
 
+  /** Returns {@link RuleKind#SYSTEM}. */
   @Override
-  public String resource() {
-    return RESOURCE;
+  public RuleKind kind() {
+    return RuleKind.SYSTEM;
   }
 
   /** Returns whether any limit is on. */

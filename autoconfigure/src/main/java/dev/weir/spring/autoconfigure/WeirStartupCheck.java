@@ -3,9 +3,9 @@ package dev.weir.spring.autoconfigure;
 import dev.weir.ResourceStatistics;
 import dev.weir.Weir;
 import dev.weir.rule.FlowRule;
-import dev.weir.rule.Rule;
-import dev.weir.rule.RuleSet;
 import dev.weir.rule.FlowStrategy;
+import dev.weir.rule.ResourceRule;
+import dev.weir.rule.RuleSet;
 import dev.weir.rule.RuleViolation;
 import dev.weir.spring.aop.RateLimitedAdvisor;
 import java.util.ArrayList;
@@ -135,7 +135,7 @@ final class WeirStartupCheck implements SmartInitializingSingleton, ApplicationL
     warnUnused("weir.authority", configured.authority(), used, warned);
   }
 
-  private void warnUnused(String property, List<? extends Rule> rules, Set<String> used, Set<String> warned) {
+  private void warnUnused(String property, List<? extends ResourceRule> rules, Set<String> used, Set<String> warned) {
     for (int i = 0; i < rules.size(); i++) {
       String resource = rules.get(i).resource();
       if (!used.contains(resource) && warned.add(resource)) {

@@ -5,6 +5,7 @@ import dev.weir.ClusterStatus;
 import dev.weir.ResourceStatistics;
 import dev.weir.Weir;
 import dev.weir.cluster.FallbackReason;
+import dev.weir.rule.RuleKind;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
@@ -33,7 +34,7 @@ import java.util.function.ToDoubleFunction;
  *       {@link ResourceStatistics#totalFailed()}, {@link ResourceStatistics#totalBlocked()}</td></tr>
  *   <tr><td>{@value #BLOCKS}</td><td>function counter</td><td>{@code rule} = {@code flow},
  *       {@code degrade}, {@code param-flow}, {@code authority}, {@code system}</td>
- *       <td>{@link ResourceStatistics#totalBlocked(String)}</td></tr>
+ *       <td>{@link ResourceStatistics#totalBlocked(RuleKind)}</td></tr>
  *   <tr><td>{@value #ACTIVE}</td><td>gauge</td><td></td>
  *       <td>{@link ResourceStatistics#activeCalls()}</td></tr>
  *   <tr><td>{@value #DURATION}</td><td>function timer</td><td></td><td>completed calls and
@@ -100,7 +101,6 @@ public final class WeirMeterBinder implements MeterBinder {
   /** Name of the gauge of the state of the breaker in front of the cluster store. */
   public static final String CLUSTER_BREAKER_STATE = "weir.cluster.breaker.state";
 
-  private static final List<String> RULE_KINDS = List.of("flow", "degrade", "param-flow", "authority", "system");
 
   private final Weir weir;
   private final Tags tags;
@@ -157,10 +157,10 @@ public final class WeirMeterBinder implements MeterBinder {
     calls(registry, statistics, resourceTags, "succeeded", ResourceStatistics::totalSucceeded);
     calls(registry, statistics, resourceTags, "failed", ResourceStatistics::totalFailed);
     calls(registry, statistics, resourceTags, "blocked", ResourceStatistics::totalBlocked);
-    for (String kind : RULE_KINDS) {
+    for (RuleKind kind : RuleKind.values()) {
       FunctionCounter.builder(BLOCKS, statistics, stats -> stats.totalBlocked(kind))
           .description("Calls of a Weir resource refused, by the kind of rule that refused them")
-          .tags(resourceTags).tag("rule", kind).register(registry);
+          .tags(resourceTags).tag("rule", kind.tag()).register(registry);
     }
     Gauge.builder(ACTIVE, statistics, ResourceStatistics::activeCalls)
         .description("Admitted calls inside a Weir resource now")

@@ -33,7 +33,7 @@ public final class ProblemDetailBlockResponseFactory implements BlockResponseFac
   public ResponseEntity<ProblemDetail> create(BlockException exception, HttpServletRequest request) {
     HttpStatus status = statusOf(exception);
     ProblemDetail problem = ProblemDetail.forStatus(status);
-    problem.setType(URI.create(TYPE_PREFIX + exception.ruleKind()));
+    problem.setType(URI.create(TYPE_PREFIX + exception.ruleKind().tag()));
     problem.setTitle(status.getReasonPhrase());
     problem.setDetail(detail(exception, status));
     problem.setInstance(pathOf(request));
@@ -47,7 +47,7 @@ public final class ProblemDetailBlockResponseFactory implements BlockResponseFac
 
   /** Returns the status for {@code exception}: 429, or 503 for degrade and 403 for authority rules. */
   public static HttpStatus statusOf(BlockException exception) {
-    return switch (exception.ruleKind()) {
+    return switch (exception.ruleKind().tag()) {
       case "degrade" -> HttpStatus.SERVICE_UNAVAILABLE;
       case "authority" -> HttpStatus.FORBIDDEN;
       default -> HttpStatus.TOO_MANY_REQUESTS;
@@ -63,7 +63,7 @@ public final class ProblemDetailBlockResponseFactory implements BlockResponseFac
 
   private static String detail(BlockException exception, HttpStatus status) {
     String resource = "'" + exception.resource() + "'";
-    String sentence = switch (exception.ruleKind()) {
+    String sentence = switch (exception.ruleKind().tag()) {
       case "degrade" -> "Calls of " + resource + " are suspended while its circuit breaker is open.";
       case "authority" -> "This caller may not call " + resource + ".";
       case "system" -> "The application is at its capacity; the call of " + resource + " was refused.";

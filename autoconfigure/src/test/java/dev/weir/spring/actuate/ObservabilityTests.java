@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.micrometer.metrics.test.autoconfigure.AutoConfigureMetrics;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -432,7 +432,7 @@ class ObservabilityTests {
   @Test
   void metersAppearWhenAResourceGetsRulesAndCountCallsOfCode() throws Exception {
     assertThat(get("/actuator/metrics/weir.calls?tag=resource:obs.direct").statusCode()).isEqualTo(404);
-    weir.rules().replaceFlowRules("obs.direct", List.of(FlowRule.qps("obs.direct", 1)));
+    weir.rules().update("obs.direct", current -> current.withFlow(List.of(FlowRule.qps("obs.direct", 1))));
     assertThat(measure("weir.calls", "COUNT", "resource:obs.direct")).isEqualTo(0.0);
     weir.entry("obs.direct").close();
     assertThatThrownBy(() -> weir.entry("obs.direct").close()).isInstanceOf(FlowException.class);

@@ -10,6 +10,7 @@ import dev.weir.annotation.RateLimited;
 import dev.weir.cluster.ClusterClient;
 import dev.weir.cluster.ClusterOptions;
 import dev.weir.rule.FlowRule;
+import dev.weir.rule.RuleSet;
 import dev.weir.spring.aop.RateLimitedAdvisor;
 import dev.weir.spring.autoconfigure.redis.WeirRedisClusterAutoConfiguration;
 import dev.weir.spring.test.ManualTicker;
@@ -65,7 +66,7 @@ class WeirAutoConfigurationTests {
     runner.withPropertyValues("weir.flow[0].resource=createOrder", "weir.flow[0].count=5",
             "weir.flow[0].control-behavior=warm-up", "weir.flow[0].warm-up-period=20s",
             "weir.flow[1].resource=createOrder", "weir.flow[1].count=2", "weir.flow[1].grade=THREADS")
-        .run(context -> assertThat(context.getBean(Weir.class).rules().flowRules("createOrder")).containsExactly(
+        .run(context -> assertThat(context.getBean(Weir.class).rules().rules("createOrder").flow()).containsExactly(
             FlowRule.builder("createOrder").count(5).controlBehavior(dev.weir.rule.ControlBehavior.WARM_UP)
                 .warmUpPeriod(Duration.ofSeconds(20)).build(),
             FlowRule.threads("createOrder", 2)));
@@ -77,7 +78,7 @@ class WeirAutoConfigurationTests {
             "weir.flow[0].control-behavior=WARM-UP-QUEUE", "weir.flow[0].strategy=chain",
             "weir.flow[0].ref-resource=web")
         .run(context -> {
-          FlowRule rule = context.getBean(Weir.class).rules().flowRules("a").get(0);
+          FlowRule rule = context.getBean(Weir.class).rules().rules("a").flow().get(0);
           assertThat(rule.controlBehavior()).isEqualTo(dev.weir.rule.ControlBehavior.WARM_UP_QUEUE);
           assertThat(rule.strategy()).isEqualTo(dev.weir.rule.FlowStrategy.CHAIN);
         });
@@ -111,8 +112,8 @@ class WeirAutoConfigurationTests {
 
   @Test
   void appliesBuilderCustomizers() {
-    runner.withBean(WeirBuilderCustomizer.class, () -> builder -> builder.flowRules(List.of(FlowRule.qps("x", 7))))
-        .run(context -> assertThat(context.getBean(Weir.class).rules().flowRules("x")).hasSize(1));
+    runner.withBean(WeirBuilderCustomizer.class, () -> builder -> builder.rules(RuleSet.of(FlowRule.qps("x", 7))))
+        .run(context -> assertThat(context.getBean(Weir.class).rules().rules("x").flow()).hasSize(1));
   }
 
   @Test

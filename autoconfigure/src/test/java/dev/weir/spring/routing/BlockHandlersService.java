@@ -15,7 +15,7 @@ class BlockHandlersService implements Services.BlockHandlers {
   }
 
   private String privateBlocked(String id, BlockException e) {
-    return "private-handler:" + id + ":" + e.ruleKind();
+    return "private-handler:" + id + ":" + e.ruleKind().tag();
   }
 
   @Override
@@ -49,7 +49,7 @@ class BlockHandlersService implements Services.BlockHandlers {
   }
 
   protected String onBlock(String kind, BlockException e) {
-    return "any:" + e.ruleKind();
+    return "any:" + e.ruleKind().tag();
   }
 
   String onBlock(String kind) { // not a block handler: no BlockException parameter; ignored

@@ -9,6 +9,7 @@ import dev.weir.Entry;
 import dev.weir.Weir;
 import dev.weir.rule.ControlBehavior;
 import dev.weir.rule.FlowRule;
+import dev.weir.rule.RuleSet;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.TimeMeter;
@@ -88,7 +89,7 @@ final class Engines {
       Weir weir = Weir.builder()
           .ticker(ticker::get)
           .sleeper(nanos -> waited.get()[0] += nanos)
-          .flowRules(List.of(rule))
+          .rules(RuleSet.of(rule))
           .build();
       return new Engine.Run() {
         @Override

@@ -11,6 +11,7 @@ import dev.weir.Sleeper;
 import dev.weir.Weir;
 import dev.weir.rule.ControlBehavior;
 import dev.weir.rule.FlowRule;
+import dev.weir.rule.RuleSet;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.TimeMeter;
@@ -277,7 +278,7 @@ final class RealClock {
             s[2] = s[0];
             real.sleep(nanos);
           })
-          .flowRules(List.of(rule))
+          .rules(RuleSet.of(rule))
           .build();
     }
 

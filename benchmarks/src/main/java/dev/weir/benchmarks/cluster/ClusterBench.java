@@ -4,6 +4,7 @@ import dev.weir.Weir;
 import dev.weir.cluster.ClusterFallback;
 import dev.weir.cluster.ClusterOptions;
 import dev.weir.rule.FlowRule;
+import dev.weir.rule.RuleSet;
 import dev.weir.spring.redis.RedisClusterClient;
 import java.time.Duration;
 import java.util.List;
@@ -40,7 +41,7 @@ final class ClusterBench implements AutoCloseable {
     FlowRule rule = FlowRule.builder(RESOURCE).count(2_000_000_000d).clusterMode(clustered).build();
     weir = Weir.builder()
         .cluster(client, new ClusterOptions(Duration.ofSeconds(1), ClusterFallback.DENY, 5, Duration.ofSeconds(1), 1024))
-        .flowRules(List.of(rule)).build();
+        .rules(RuleSet.of(rule)).build();
   }
 
   /** Fails when any decision of this run was made by the fallback rather than by Redis. */

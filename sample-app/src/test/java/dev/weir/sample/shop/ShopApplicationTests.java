@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.weir.CircuitState;
 import dev.weir.Ticker;
 import dev.weir.Weir;
+import dev.weir.rule.RuleKind;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -19,8 +20,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
@@ -137,7 +138,7 @@ class ShopApplicationTests {
     }
     assertThat(get("/products/p-3").body()).as("a 4th lookup of p-3 in one second").contains("\"stale\":true");
     assertThat(get("/products/p-2").body()).contains("\"stale\":false");
-    assertThat(weir.statistics("findProduct").totalBlocked("param-flow")).isPositive();
+    assertThat(weir.statistics("findProduct").totalBlocked(RuleKind.PARAM_FLOW)).isPositive();
   }
 
   @Test

@@ -1,0 +1,8 @@
+package dev.weir.rule;
+
+/** A rule attached to one resource: a flow, circuit-breaker, hot-parameter or authority rule. */
+public sealed interface ResourceRule extends Rule permits FlowRule, DegradeRule, ParamFlowRule, AuthorityRule {
+
+  /** Returns the name of the resource this rule guards. */
+  String resource();
+}
