@@ -30,8 +30,37 @@ final class CallStack {
     this.clock = clock;
   }
 
-  Frame push(String resource, @Nullable ResourceNode node, EntryType type, int acquireCount, Object @Nullable [] args,
-      long now) {
+  /**
+   * Opens a call of {@code resource} on this thread and runs its chain: returns the admitted frame,
+   * or null with the refusal kept for {@link #takeRefusal}. A call of a resource beyond the engine's
+   * bound ({@code node} null) is admitted unchecked. Exception-safe: when a slot throws, the chain
+   * has undone what the call took, the frame is popped here, and the exception goes on.
+   */
+  @Nullable Frame enter(String resource, @Nullable ResourceNode node, EntryType type, int acquireCount,
+      Object @Nullable [] args) {
+    Frame frame = push(resource, node, type, acquireCount, args, clock.read());
+    if (node == null) {
+      return frame;
+    }
+    ResourceRules rules = node.rules; // read once: every slot decides against the same rules
+    frame.rules = rules;
+    BlockException refusal;
+    try {
+      refusal = rules.chain.enter(frame);
+    } catch (RuntimeException | Error e) {
+      discard(frame);
+      throw e;
+    }
+    if (refusal != null) {
+      discard(frame);
+      this.refusal = refusal;
+      return null;
+    }
+    return frame;
+  }
+
+  private Frame push(String resource, @Nullable ResourceNode node, EntryType type, int acquireCount,
+      Object @Nullable [] args, long now) {
     popFreed();
     if (depth == frames.length) {
       frames = Arrays.copyOf(frames, depth * 2);
@@ -46,14 +75,8 @@ final class CallStack {
     return entry;
   }
 
-  /** Takes back the top frame of a refused call, and keeps the refusal for {@link #takeRefusal}. */
-  void discard(Frame entry, BlockException refusal) {
-    discard(entry);
-    this.refusal = refusal;
-  }
-
   /** Takes back the top frame of a call that did not start. */
-  void discard(Frame entry) {
+  private void discard(Frame entry) {
     entry.release();
     depth = entry.depth;
   }

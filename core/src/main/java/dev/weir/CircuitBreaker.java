@@ -108,7 +108,7 @@ final class CircuitBreaker {
   private static final long NONE = Long.MIN_VALUE;
 
   final DegradeRule rule;
-  private final Engine engine;
+  private final CircuitBreakerListener listener;
   private final long slowNanos;
   private final long openNanos;
   private final long intervalNanos;
@@ -119,9 +119,9 @@ final class CircuitBreaker {
   /** Effective reading of the newest bad call (slow or failed, per strategy); only grows. */
   private final AtomicLong lastBad = new AtomicLong(NONE);
 
-  CircuitBreaker(DegradeRule rule, Engine engine) {
+  CircuitBreaker(DegradeRule rule, CircuitBreakerListener listener) {
     this.rule = rule;
-    this.engine = engine;
+    this.listener = listener;
     this.slowNanos = rule.slowCallThreshold().toNanos();
     this.openNanos = rule.openDuration().toNanos();
     this.intervalNanos = rule.statInterval().toNanos();
@@ -163,7 +163,7 @@ final class CircuitBreaker {
           return FlowLimiter.refused(current.at - now);
         }
         if (reading > current.probe && phase.compareAndSet(current, probing(reading, now))) {
-          engine.circuitStateChanged(rule, CircuitState.OPEN, CircuitState.HALF_OPEN, "open duration passed; probing");
+          listener.onStateChange(rule, CircuitState.OPEN, CircuitState.HALF_OPEN, "open duration passed; probing");
           return PROBE;
         }
         return FlowLimiter.refused(0);
@@ -171,9 +171,9 @@ final class CircuitBreaker {
       default -> {
         // HALF_OPEN: a probe is in flight, unless it has outlived the probe timeout.
         if (now >= current.at && reading > current.probe && phase.compareAndSet(current, probing(reading, now))) {
-          engine.circuitStateChanged(rule, CircuitState.HALF_OPEN, CircuitState.OPEN,
+          listener.onStateChange(rule, CircuitState.HALF_OPEN, CircuitState.OPEN,
               "probe did not complete within " + probeTimeoutNanos / 1_000_000 + " ms; counted as failed");
-          engine.circuitStateChanged(rule, CircuitState.OPEN, CircuitState.HALF_OPEN, "probe timed out; probing again");
+          listener.onStateChange(rule, CircuitState.OPEN, CircuitState.HALF_OPEN, "probe timed out; probing again");
           return PROBE;
         }
         return FlowLimiter.refused(0);
@@ -194,7 +194,7 @@ final class CircuitBreaker {
     Phase current = phase.get();
     if (current.state == CircuitState.HALF_OPEN && current.probe == stamp
         && phase.compareAndSet(current, new Phase(CircuitState.OPEN, now + openNanos, stamp, null))) {
-      engine.circuitStateChanged(rule, CircuitState.HALF_OPEN, CircuitState.OPEN, "probe refused by another rule");
+      listener.onStateChange(rule, CircuitState.HALF_OPEN, CircuitState.OPEN, "probe refused by another rule");
     }
   }
 
@@ -213,10 +213,10 @@ final class CircuitBreaker {
       }
       if (bad) {
         if (phase.compareAndSet(current, new Phase(CircuitState.OPEN, now + openNanos, start, null))) {
-          engine.circuitStateChanged(rule, CircuitState.HALF_OPEN, CircuitState.OPEN, failed ? "probe failed" : "probe was slow");
+          listener.onStateChange(rule, CircuitState.HALF_OPEN, CircuitState.OPEN, failed ? "probe failed" : "probe was slow");
         }
       } else if (phase.compareAndSet(current, new Phase(CircuitState.CLOSED, now, start, newWindow()))) {
-        engine.circuitStateChanged(rule, CircuitState.HALF_OPEN, CircuitState.CLOSED, "probe succeeded");
+        listener.onStateChange(rule, CircuitState.HALF_OPEN, CircuitState.CLOSED, "probe succeeded");
       }
       return;
     }
@@ -253,7 +253,7 @@ final class CircuitBreaker {
     }
     String reason = tripReason(window, now, total);
     if (reason != null && phase.compareAndSet(current, new Phase(CircuitState.OPEN, now + openNanos, current.probe, null))) {
-      engine.circuitStateChanged(rule, CircuitState.CLOSED, CircuitState.OPEN, reason);
+      listener.onStateChange(rule, CircuitState.CLOSED, CircuitState.OPEN, reason);
     }
   }
 

@@ -3,7 +3,7 @@ package dev.weir;
 /**
  * A named context with a caller origin, active on the thread that entered it until closed. Calls
  * made inside are attributed to it: {@code chain} rules match its name, {@code limit-app} and
- * authority rules match its origin, and statistics are kept per context and per origin.
+ * authority rules match its origin. Statistics are kept per resource, whatever the context.
  * <pre>{@code
  * try (ContextScope scope = weir.enterContext("checkout", "partner-app")) {
  *   orders.create(request); // entries made here see context "checkout", origin "partner-app"

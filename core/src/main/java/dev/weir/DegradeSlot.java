@@ -1,7 +1,5 @@
 package dev.weir;
 
-import dev.weir.spi.Invocation;
-import dev.weir.spi.ProcessorSlot;
 import dev.weir.spi.SlotOrder;
 import org.jspecify.annotations.Nullable;
 
@@ -15,22 +13,22 @@ import org.jspecify.annotations.Nullable;
  * a probe that timed out and completes later is then told apart from the breaker's newer probe.
  * Nothing after this slot changes {@code startNanos}.
  */
-final class DegradeSlot extends ProcessorSlot {
+final class DegradeSlot extends Slot {
 
   private final EngineClock clock;
 
   DegradeSlot(EngineClock clock) {
+    super(SlotOrder.DEGRADE, ENTRY | BLOCKED | EXIT);
     this.clock = clock;
   }
 
   @Override
-  public int order() {
-    return SlotOrder.DEGRADE;
+  boolean neededFor(ResourceRules rules) {
+    return rules.breakers.length > 0;
   }
 
   @Override
-  public @Nullable BlockException entry(Invocation invocation) {
-    Frame entry = (Frame) invocation;
+  @Nullable BlockException entry(Frame entry) {
     CircuitBreaker[] breakers = entry.rules.breakers;
     entry.breakers = breakers;
     for (CircuitBreaker breaker : breakers) {
@@ -47,13 +45,12 @@ final class DegradeSlot extends ProcessorSlot {
   }
 
   @Override
-  public void blocked(Invocation invocation, BlockException block) {
-    ((Frame) invocation).refuseProbes(clock.read());
+  void blocked(Frame entry, BlockException block) {
+    entry.refuseProbes(clock.read());
   }
 
   @Override
-  public void exit(Invocation invocation) {
-    Frame entry = (Frame) invocation;
+  void exit(Frame entry) {
     boolean failed = entry.error != null;
     for (CircuitBreaker breaker : entry.breakers) {
       breaker.onComplete(entry.startNanos, entry.endNanos, failed, entry.isProbe(breaker));

@@ -1,6 +1,5 @@
 package dev.weir;
 
-import dev.weir.cluster.ClusterLimit;
 import dev.weir.rule.ControlBehavior;
 import dev.weir.rule.FlowGrade;
 import dev.weir.rule.FlowRule;
@@ -20,23 +19,19 @@ import org.jspecify.annotations.Nullable;
 final class FlowRuleState {
 
   final FlowRule rule;
-  private final Engine engine;
+  private final Limiters limiters;
   private final @Nullable FlowLimiter shared;
   private final @Nullable ConcurrentHashMap<String, FlowLimiter> perOrigin;
   private volatile @Nullable FlowLimiter overflow;
 
-  FlowRuleState(FlowRule rule, Engine engine) {
-    this(rule, engine, null);
-  }
-
   /** A state for {@code rule}, carrying over what it can of {@code predecessor}, the same rule with another count. */
-  FlowRuleState(FlowRule rule, Engine engine, @Nullable FlowRuleState predecessor) {
+  FlowRuleState(FlowRule rule, Limiters limiters, @Nullable FlowRuleState predecessor) {
     this.rule = rule;
-    this.engine = engine;
+    this.limiters = limiters;
     boolean perOriginState = FlowRule.LIMIT_APP_OTHER.equals(rule.limitApp()) && rule.strategy() != FlowStrategy.RELATED;
     FlowLimiter carried = predecessor == null || predecessor.shared == null ? null
         : predecessor.shared.withCount(rule.count());
-    this.shared = perOriginState ? null : carried != null ? carried : newLimiter(sharedScope(rule));
+    this.shared = perOriginState ? null : carried != null ? carried : limiters.forFlow(rule, sharedScope(rule));
     this.perOrigin = perOriginState ? new ConcurrentHashMap<>() : null;
     if (perOrigin != null && predecessor != null && predecessor.perOrigin != null) {
       predecessor.perOrigin.forEach((origin, limiter) -> {
@@ -78,57 +73,26 @@ final class FlowRuleState {
     if (limiter != null) {
       return limiter;
     }
-    if (map.size() >= engine.maxOrigins) {
-      engine.overflow.originLimiter(rule.resource(), origin);
+    if (map.size() >= limiters.maxOrigins) {
+      limiters.overflow.originLimiter(rule.resource(), origin);
       FlowLimiter spill = overflow;
       if (spill == null) {
         synchronized (this) {
           spill = overflow;
           if (spill == null) {
-            overflow = spill = newLimiter("other=*");
+            overflow = spill = limiters.forFlow(rule, "other=*");
           }
         }
       }
       return spill;
     }
-    return map.computeIfAbsent(origin, o -> newLimiter("other=" + o));
+    return map.computeIfAbsent(origin, o -> limiters.forFlow(rule, "other=" + o));
   }
 
-  /** The calls a shared limiter counts, as named in a {@link ClusterLimit}. */
+  /** The calls a shared limiter counts, as named in a {@link dev.weir.cluster.ClusterLimit}. */
   private static String sharedScope(FlowRule rule) {
     String limitApp = rule.limitApp();
     return FlowRule.LIMIT_APP_DEFAULT.equals(limitApp) ? "all"
         : FlowRule.LIMIT_APP_OTHER.equals(limitApp) ? "other" : "origin=" + limitApp;
-  }
-
-  private FlowLimiter newLimiter(String scope) {
-    FlowLimiter local = newLocalLimiter();
-    ClusterGuard cluster = engine.cluster;
-    if (!rule.clusterMode() || cluster == null) {
-      return local;
-    }
-    String chain = rule.strategy() == FlowStrategy.CHAIN ? "chain=" + rule.refResource() + "," : "";
-    ClusterLimit limit = new ClusterLimit(rule.resource(), chain + scope, rule.count(), rule.interval());
-    return new ClusterFlowLimiter(cluster, cluster.client.counter(limit), local);
-  }
-
-  private FlowLimiter newLocalLimiter() {
-    long now = engine.clock.read();
-    long interval = rule.interval().toNanos();
-    if (rule.strategy() == FlowStrategy.RELATED) {
-      return new RelatedLimiter(engine.nodes, rule.refResource(), rule.grade(), rule.count());
-    }
-    if (rule.grade() == FlowGrade.THREADS) {
-      return new ConcurrencyLimiter(rule.count());
-    }
-    return switch (rule.controlBehavior()) {
-      case REJECT -> rule.exact() ? new ExactLimiter(interval, rule.count(), engine.clock, now)
-          : new WindowLimiter(interval, rule.count(), engine.clock, now);
-      case QUEUE -> new PacingLimiter(interval, rule.count(), rule.maxQueueingTime().toNanos(), engine.clock, now);
-      case WARM_UP -> new WarmUpLimiter(interval, rule.count(), rule.warmUpPeriod().toNanos(), rule.coldFactor(), 0,
-          engine.clock, now);
-      case WARM_UP_QUEUE -> new WarmUpLimiter(interval, rule.count(), rule.warmUpPeriod().toNanos(),
-          rule.coldFactor(), rule.maxQueueingTime().toNanos(), engine.clock, now);
-    };
   }
 }

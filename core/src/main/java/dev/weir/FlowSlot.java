@@ -1,7 +1,5 @@
 package dev.weir;
 
-import dev.weir.spi.Invocation;
-import dev.weir.spi.ProcessorSlot;
 import dev.weir.spi.SlotOrder;
 import org.jspecify.annotations.Nullable;
 
@@ -10,22 +8,22 @@ import org.jspecify.annotations.Nullable;
  * through its {@link FlowLimiter}; the permits taken are remembered in the entry, and the engine
  * refunds them when any rule refuses the call, or releases them when it completes.
  */
-final class FlowSlot extends ProcessorSlot {
+final class FlowSlot extends Slot {
 
   private final EngineClock clock;
 
   FlowSlot(EngineClock clock) {
+    super(SlotOrder.FLOW, ENTRY);
     this.clock = clock;
   }
 
   @Override
-  public int order() {
-    return SlotOrder.FLOW;
+  boolean neededFor(ResourceRules rules) {
+    return !rules.flow.isEmpty();
   }
 
   @Override
-  public @Nullable BlockException entry(Invocation invocation) {
-    Frame entry = (Frame) invocation;
+  @Nullable BlockException entry(Frame entry) {
     FlowRuleSet set = entry.rules.flow;
     FlowRuleState[] states = set.states;
     for (FlowRuleState state : states) {

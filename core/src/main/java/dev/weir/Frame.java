@@ -1,7 +1,6 @@
 package dev.weir;
 
 import dev.weir.spi.Invocation;
-import dev.weir.spi.ProcessorSlot;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import org.jspecify.annotations.Nullable;
@@ -19,8 +18,6 @@ import org.jspecify.annotations.Nullable;
  * call expects an older generation and fails without touching the state.
  */
 final class Frame implements Invocation {
-
-  private static final System.Logger LOG = System.getLogger(Frame.class.getName());
 
   /**
    * The phase of the current call, in the low two bits of {@link #state}; the bits above count the
@@ -57,8 +54,6 @@ final class Frame implements Invocation {
   Object[] args = NO_ARGS;
   String contextName = Weir.DEFAULT_CONTEXT;
   String origin = "";
-  @Nullable StatisticNode contextNode;
-  @Nullable StatisticNode originNode;
   long startNanos;
   long endNanos;
   /** The rules this call is checked against, read once when it started. */
@@ -162,7 +157,8 @@ final class Frame implements Invocation {
       return false;
     }
     try {
-      exit();
+      endNanos = stack.clock.read();
+      rules.chain.exit(this); // none for an unchecked call
     } finally {
       release();
     }
@@ -174,29 +170,13 @@ final class Frame implements Invocation {
     return finish(call());
   }
 
-  /** Runs the exit slots of an admitted call, in reverse order, then gives back what it holds. */
-  private void exit() {
-    endNanos = stack.clock.read();
-    try {
-      for (ProcessorSlot slot : rules.chain.exit) { // none for an unchecked call
-        try {
-          slot.exit(this);
-        } catch (RuntimeException e) {
-          LOG.log(System.Logger.Level.ERROR, "Slot " + slot.getClass().getName() + " failed on exit of " + resource, e);
-        }
-      }
-    } finally {
-      releaseHeld(); // even when a slot threw an Error: the call's places are given back
-    }
-  }
-
   /**
    * Undoes what the chain reserved for a call that will not run (a slot threw): permits held are
    * refunded, probes handed back to their breakers.
    */
-  void abandon(long now) {
+  void abandon() {
     refundHeld();
-    refuseProbes(now);
+    refuseProbes(stack.clock.read());
   }
 
   /** Hands the probes this call took back to their breakers: the call will not complete. */
@@ -213,8 +193,6 @@ final class Frame implements Invocation {
     error = null;
     node = null;
     rules = ResourceRules.NONE;
-    contextNode = null;
-    originNode = null;
     heldCount = 0;
     breakers = NO_BREAKERS;
     for (int i = 0; i < probeCount; i++) {

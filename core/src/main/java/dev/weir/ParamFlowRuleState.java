@@ -17,17 +17,17 @@ import org.jspecify.annotations.Nullable;
 final class ParamFlowRuleState {
 
   final ParamFlowRule rule;
-  private final Engine engine;
+  private final Limiters limiters;
   private final Map<String, Double> exceptionCounts = new HashMap<>();
-  private final BoundedLru<Object, FlowLimiter> limiters;
+  private final BoundedLru<Object, FlowLimiter> byValue;
 
-  ParamFlowRuleState(ParamFlowRule rule, Engine engine) {
+  ParamFlowRuleState(ParamFlowRule rule, Limiters limiters) {
     this.rule = rule;
-    this.engine = engine;
+    this.limiters = limiters;
     for (ParamFlowItem item : rule.exceptions()) {
       exceptionCounts.put(item.value(), item.count());
     }
-    this.limiters = new BoundedLru<>(ParamFlowRule.MAX_TRACKED_VALUES);
+    this.byValue = new BoundedLru<>(ParamFlowRule.MAX_TRACKED_VALUES);
   }
 
   boolean waits() {
@@ -41,23 +41,14 @@ final class ParamFlowRuleState {
   }
 
   FlowLimiter limiterFor(Object key) {
-    return limiters.get(key, this::newLimiter);
+    return byValue.get(key, this::newLimiter);
   }
 
   int trackedValues() {
-    return limiters.size();
+    return byValue.size();
   }
 
   private FlowLimiter newLimiter(Object key) {
-    double count = exceptionCounts.getOrDefault(String.valueOf(key), rule.count());
-    long now = engine.clock.read();
-    long duration = rule.duration().toNanos();
-    if (rule.grade() == FlowGrade.THREADS) {
-      return new ConcurrencyLimiter(count);
-    }
-    if (rule.controlBehavior() == ControlBehavior.QUEUE) {
-      return new PacingLimiter(duration, count, rule.maxQueueingTime().toNanos(), engine.clock, now);
-    }
-    return new TokenBucketLimiter(duration, count, rule.burst(), engine.clock, now);
+    return limiters.forParamValue(rule, exceptionCounts.getOrDefault(String.valueOf(key), rule.count()));
   }
 }

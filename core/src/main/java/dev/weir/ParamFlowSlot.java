@@ -1,7 +1,5 @@
 package dev.weir;
 
-import dev.weir.spi.Invocation;
-import dev.weir.spi.ProcessorSlot;
 import dev.weir.spi.SlotOrder;
 import java.lang.reflect.Array;
 import java.util.Collection;
@@ -12,22 +10,22 @@ import org.jspecify.annotations.Nullable;
  * argument takes a permit for each element; the call passes only if every element does (permits
  * taken before a refusal are refunded by the engine).
  */
-final class ParamFlowSlot extends ProcessorSlot {
+final class ParamFlowSlot extends Slot {
 
   private final EngineClock clock;
 
   ParamFlowSlot(EngineClock clock) {
+    super(SlotOrder.PARAM_FLOW, ENTRY);
     this.clock = clock;
   }
 
   @Override
-  public int order() {
-    return SlotOrder.PARAM_FLOW;
+  boolean neededFor(ResourceRules rules) {
+    return rules.paramFlow.length > 0;
   }
 
   @Override
-  public @Nullable BlockException entry(Invocation invocation) {
-    Frame entry = (Frame) invocation;
+  @Nullable BlockException entry(Frame entry) {
     boolean waits = false;
     for (ParamFlowRuleState state : entry.rules.paramFlow) {
       Object argument = state.argument(entry.args);

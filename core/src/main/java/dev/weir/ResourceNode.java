@@ -1,15 +1,12 @@
 package dev.weir;
 
 import dev.weir.rule.RuleKind;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
-import org.jspecify.annotations.Nullable;
 
 /**
- * Everything the engine keeps for one resource: statistics over all contexts together (second and
- * minute windows, totals, blocks per rule kind), the per-context and per-origin statistics nodes,
- * the rule states, and the slot chain compiled for this resource's rules.
+ * Everything the engine keeps for one resource: its statistics (second and minute windows, totals,
+ * refusals per rule kind), which {@link ResourceStatistics} exposes, and the rules in force with
+ * their states and the slot chain compiled for them.
  *
  * <p>The rules and their chain are one immutable {@link ResourceRules} behind a volatile field: a
  * call reads it once, and a rules replacement publishes a new one in one write.
@@ -19,24 +16,22 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
   private static final long ONE_MINUTE = 60_000_000_000L;
 
   final String name;
-  private final Engine engine;
+  private final EngineClock clock;
   final LeapArray<StatBucket> minute;
   private final LongAdder[] blockedByKind = new LongAdder[RuleKind.values().length];
-  private final ConcurrentHashMap<String, StatisticNode> byContext = new ConcurrentHashMap<>();
-  private final ConcurrentHashMap<String, StatisticNode> byOrigin = new ConcurrentHashMap<>();
 
   /** The rules in force, published in one write; see {@link ResourceRules}. */
   volatile ResourceRules rules;
 
-  ResourceNode(String name, Engine engine) {
-    super(engine.sampleCount);
+  ResourceNode(String name, int sampleCount, EngineClock clock, ResourceRules rules) {
+    super(sampleCount);
     this.minute = new LeapArray<>(60, ONE_MINUTE, snapshots());
     this.name = name;
-    this.engine = engine;
+    this.clock = clock;
+    this.rules = rules;
     for (int i = 0; i < blockedByKind.length; i++) {
       blockedByKind[i] = new LongAdder();
     }
-    this.rules = ResourceRules.NONE.withChain(engine.chainFor(ResourceRules.NONE));
   }
 
   @Override
@@ -64,41 +59,6 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
     for (LongAdder adder : blockedByKind) {
       adder.reset();
     }
-    byContext.clear();
-    byOrigin.clear();
-  }
-
-  /** The (context, resource) node, or null beyond the engine's bound of contexts. */
-  @Nullable StatisticNode contextNode(String context) {
-    StatisticNode node = byContext.get(context);
-    if (node != null) {
-      return node;
-    }
-    if (!engine.contexts.admit(context)) {
-      return null;
-    }
-    return byContext.computeIfAbsent(context, c -> new StatisticNode(engine.sampleCount));
-  }
-
-  /** The (resource, origin) node, or null beyond the bound of origins per resource. */
-  @Nullable StatisticNode originNode(String origin) {
-    StatisticNode node = byOrigin.get(origin);
-    if (node != null) {
-      return node;
-    }
-    if (byOrigin.size() >= engine.maxOrigins) {
-      engine.overflow.origin(name, origin);
-      return null;
-    }
-    return byOrigin.computeIfAbsent(origin, o -> new StatisticNode(engine.sampleCount));
-  }
-
-  Map<String, StatisticNode> contextNodes() {
-    return byContext;
-  }
-
-  Map<String, StatisticNode> originNodes() {
-    return byOrigin;
   }
 
   // ResourceStatistics: live readings at the engine's current time.
@@ -110,42 +70,42 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
 
   @Override
   public long passQps() {
-    return passQps(engine.clock.read());
+    return passQps(clock.read());
   }
 
   @Override
   public long blockQps() {
-    return blockQps(engine.clock.read());
+    return blockQps(clock.read());
   }
 
   @Override
   public long successQps() {
-    return successQps(engine.clock.read());
+    return successQps(clock.read());
   }
 
   @Override
   public long exceptionQps() {
-    return exceptionQps(engine.clock.read());
+    return exceptionQps(clock.read());
   }
 
   @Override
   public double avgRtMillis() {
-    return avgRtMillis(engine.clock.read());
+    return avgRtMillis(clock.read());
   }
 
   @Override
   public double minRtMillis() {
-    return minRtMillis(engine.clock.read());
+    return minRtMillis(clock.read());
   }
 
   @Override
   public long passedLastMinute() {
-    return since(minute, engine.clock.read(), passed.sum(), b -> b.passed);
+    return since(minute, clock.read(), passed.sum(), b -> b.passed);
   }
 
   @Override
   public long blockedLastMinute() {
-    return since(minute, engine.clock.read(), blocked.sum(), b -> b.blocked);
+    return since(minute, clock.read(), blocked.sum(), b -> b.blocked);
   }
 
   @Override

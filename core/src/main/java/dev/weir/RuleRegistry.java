@@ -24,20 +24,22 @@ import java.util.function.UnaryOperator;
  */
 public final class RuleRegistry {
 
-  private final Engine engine;
+  private final RuleBook book;
+  private final boolean clustered;
 
-  RuleRegistry(Engine engine) {
-    this.engine = engine;
+  RuleRegistry(RuleBook book, boolean clustered) {
+    this.book = book;
+    this.clustered = clustered;
   }
 
   /** Returns the rules in force for {@code resource}, of every kind. */
   public RuleSet rules(String resource) {
-    return engine.rules(resource);
+    return book.rules(resource);
   }
 
   /** Returns the rules in force for every resource that has some. */
   public Map<String, RuleSet> rulesByResource() {
-    return engine.rules();
+    return book.all();
   }
 
   /**
@@ -48,7 +50,7 @@ public final class RuleRegistry {
    */
   public void load(RuleSet rules) {
     throwIfInvalid(validate(rules));
-    engine.load(rules);
+    book.load(rules);
   }
 
   /**
@@ -64,7 +66,7 @@ public final class RuleRegistry {
     addForeign(violations, "param-flow", rules.paramFlow(), resource);
     addForeign(violations, "authority", rules.authority(), resource);
     throwIfInvalid(violations);
-    engine.replace(resource, rules);
+    book.replace(resource, rules);
   }
 
   /**
@@ -77,7 +79,7 @@ public final class RuleRegistry {
    */
   public RuleSet update(String resource, UnaryOperator<RuleSet> change) {
     RuleSet[] before = new RuleSet[1];
-    engine.update(resource, current -> {
+    book.update(resource, current -> {
       RuleSet after = Objects.requireNonNull(change.apply(current), "change returned null");
       List<RuleViolation> violations = validate(after);
       addForeign(violations, "flow", after.flow(), resource);
@@ -105,7 +107,7 @@ public final class RuleRegistry {
 
   /** Returns the system rule in force; {@link SystemRule#NONE} when off. */
   public SystemRule systemRule() {
-    return engine.systemRule();
+    return book.systemRule();
   }
 
   /**
@@ -115,7 +117,7 @@ public final class RuleRegistry {
    */
   public void replaceSystemRule(SystemRule rule) {
     throwIfInvalid(SystemRuleValidator.validate(rule));
-    engine.replaceSystemRule(rule);
+    book.replaceSystemRule(rule);
   }
 
   /**
@@ -130,7 +132,7 @@ public final class RuleRegistry {
       if (!rule.clusterMode()) {
         continue;
       }
-      if (engine.cluster == null) {
+      if (!clustered) {
         violations.add(new RuleViolation("[" + i + "].cluster-mode",
             "needs a cluster client, and this engine has none (weir.cluster.enabled)"));
       }

@@ -1,76 +1,118 @@
 package dev.weir;
 
-import dev.weir.spi.Invocation;
-import dev.weir.spi.ProcessorSlot;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The slots one resource's calls go through, split per phase so that the hot path calls only the
- * slots that do something in that phase: a slot that does not override {@code admitted} is not in
- * {@link #admitted}, and so on. Immutable; a rules change compiles a new one.
+ * The slots one resource's calls go through, and the one place where a call is entered and exited.
+ * Compiled when the resource's rules change (from the engine's slots, less those its rules do not
+ * need), split per phase so that each phase calls only the slots that take part in it. Immutable.
+ *
+ * <h2>The protocol</h2>
+ * <ul>
+ *   <li>{@link #enter}: the entry slots in order. The first refusal stops the walk; the slots before
+ *       the refusing one that take part in {@code blocked} are told, in reverse order; then every
+ *       permit the call took is refunded, and the refusal is returned (it is thrown once, at
+ *       {@link Weir#entry}). When every slot admits, the {@code admitted} slots are told.
+ *   <li>If a slot throws while entering, the call is abandoned (permits refunded, breaker probes
+ *       handed back) and the exception goes on to the caller.
+ *   <li>{@link #exit}: the exit slots in reverse order, then every permit the call holds is given
+ *       back, even when a slot threw.
+ * </ul>
  */
 final class SlotChain {
 
-  static final SlotChain EMPTY = new SlotChain(new ProcessorSlot[0]);
+  private static final System.Logger LOG = System.getLogger(Weir.class.getName());
 
-  /** Every slot, in order; {@code blocked} walks these. */
-  final ProcessorSlot[] all;
-  final ProcessorSlot[] entry;
-  final ProcessorSlot[] admitted;
+  static final SlotChain EMPTY = new SlotChain(List.of());
+
+  /** Every slot of the chain, in order. */
+  private final Slot[] all;
+  private final Slot[] entry;
+  /** For {@code entry[k]}, its position in {@link #all}. */
+  private final int[] entryAt;
+  private final Slot[] admitted;
   /** In reverse order, as exits run. */
-  final ProcessorSlot[] exit;
-  private final boolean[] hasBlocked;
+  private final Slot[] exit;
 
-  SlotChain(ProcessorSlot[] all) {
-    this.all = all;
-    this.entry = select(all, "entry", false);
-    this.admitted = select(all, "admitted", false);
-    this.exit = select(all, "exit", true);
-    this.hasBlocked = new boolean[all.length];
+  SlotChain(List<Slot> ordered) {
+    this.all = ordered.toArray(Slot[]::new);
+    List<Slot> entries = new ArrayList<>();
+    List<Integer> positions = new ArrayList<>();
+    List<Slot> admits = new ArrayList<>();
+    List<Slot> exits = new ArrayList<>();
     for (int i = 0; i < all.length; i++) {
-      hasBlocked[i] = overrides(all[i], "blocked");
+      Slot slot = all[i];
+      if ((slot.phases & Slot.ENTRY) != 0) {
+        entries.add(slot);
+        positions.add(i);
+      }
+      if ((slot.phases & Slot.ADMITTED) != 0) {
+        admits.add(slot);
+      }
+      if ((slot.phases & Slot.EXIT) != 0) {
+        exits.add(0, slot);
+      }
+    }
+    this.entry = entries.toArray(Slot[]::new);
+    this.entryAt = positions.stream().mapToInt(Integer::intValue).toArray();
+    this.admitted = admits.toArray(Slot[]::new);
+    this.exit = exits.toArray(Slot[]::new);
+  }
+
+  /** The chain of {@code slots} (in order) that a resource with {@code rules} needs. */
+  static SlotChain compile(List<Slot> slots, ResourceRules rules) {
+    List<Slot> needed = new ArrayList<>(slots.size());
+    for (Slot slot : slots) {
+      if (slot.neededFor(rules)) {
+        needed.add(slot);
+      }
+    }
+    return new SlotChain(needed);
+  }
+
+  /** Runs the entry of {@code call}; returns null when admitted, else the refusal. See the class comment. */
+  @Nullable BlockException enter(Frame call) {
+    try {
+      for (int k = 0; k < entry.length; k++) {
+        BlockException refusal = entry[k].entry(call);
+        if (refusal != null) {
+          refuse(entryAt[k], call, refusal);
+          return refusal;
+        }
+      }
+      for (Slot slot : admitted) {
+        slot.admitted(call);
+      }
+      return null;
+    } catch (RuntimeException | Error e) {
+      call.abandon();
+      throw e;
     }
   }
 
-  /** Tells the slots that come before {@code refuser} that the call was refused. */
-  void blocked(ProcessorSlot refuser, Invocation invocation, BlockException block) {
-    int end = 0;
-    while (end < all.length && all[end] != refuser) {
-      end++;
-    }
-    for (int i = end - 1; i >= 0; i--) {
-      if (hasBlocked[i]) {
-        all[i].blocked(invocation, block);
+  private void refuse(int refuser, Frame call, BlockException refusal) {
+    for (int i = refuser - 1; i >= 0; i--) {
+      if ((all[i].phases & Slot.BLOCKED) != 0) {
+        all[i].blocked(call, refusal);
       }
     }
+    call.refundHeld();
   }
 
-  private static ProcessorSlot[] select(ProcessorSlot[] all, String phase, boolean reverse) {
-    List<ProcessorSlot> selected = new ArrayList<>();
-    for (ProcessorSlot slot : all) {
-      if (overrides(slot, phase)) {
-        selected.add(slot);
+  /** Runs the exit of an admitted {@code call}, then gives back what it holds. */
+  void exit(Frame call) {
+    try {
+      for (Slot slot : exit) {
+        try {
+          slot.exit(call);
+        } catch (RuntimeException e) {
+          LOG.log(System.Logger.Level.ERROR, "Slot " + slot + " failed on exit of " + call.resource, e);
+        }
       }
+    } finally {
+      call.releaseHeld(); // even when a slot threw an Error: the call's places are given back
     }
-    if (reverse) {
-      java.util.Collections.reverse(selected);
-    }
-    return selected.toArray(ProcessorSlot[]::new);
-  }
-
-  private static boolean overrides(ProcessorSlot slot, String phase) {
-    Class<?>[] parameters = phase.equals("blocked")
-        ? new Class<?>[] {Invocation.class, BlockException.class}
-        : new Class<?>[] {Invocation.class};
-    for (Class<?> type = slot.getClass(); type != ProcessorSlot.class; type = type.getSuperclass()) {
-      try {
-        type.getDeclaredMethod(phase, parameters);
-        return true;
-      } catch (NoSuchMethodException e) {
-        // look further up
-      }
-    }
-    return false;
   }
 }

@@ -4,8 +4,8 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongFunction;
 
 /**
- * Live statistics of one slice of traffic: a resource, a (context, resource) pair, a
- * (resource, origin) pair, or all inbound traffic.
+ * Live statistics of one slice of traffic: a resource ({@link ResourceNode}), or all inbound
+ * traffic (the engine's {@link SystemProtection}).
  *
  * <h2>Counting once</h2>
  * The hot path adds to cumulative {@link LongAdder}s only: one add when a call is admitted, two
@@ -30,8 +30,11 @@ class StatisticNode {
   final LongAdder failed = new LongAdder();
   final LongAdder rtNanosTotal = new LongAdder();
   final LeapArray<StatBucket> second;
+  /** Buckets of the one-second window. */
+  final int sampleCount;
 
   StatisticNode(int sampleCount) {
+    this.sampleCount = sampleCount;
     this.second = new LeapArray<>(sampleCount, ONE_SECOND, snapshots());
   }
 

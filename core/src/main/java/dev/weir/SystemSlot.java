@@ -1,8 +1,6 @@
 package dev.weir;
 
 import dev.weir.rule.SystemRule;
-import dev.weir.spi.Invocation;
-import dev.weir.spi.ProcessorSlot;
 import dev.weir.spi.SlotOrder;
 import org.jspecify.annotations.Nullable;
 
@@ -12,27 +10,27 @@ import org.jspecify.annotations.Nullable;
  * only once every slot admitted it). The thread limit is a check, not a reservation: under a burst,
  * a few calls more than {@code max-threads} may be inside at once.
  */
-final class SystemSlot extends ProcessorSlot {
+final class SystemSlot extends Slot {
 
-  private final Engine engine;
+  private final SystemProtection system;
 
-  SystemSlot(Engine engine) {
-    this.engine = engine;
+  SystemSlot(SystemProtection system) {
+    super(SlotOrder.SYSTEM, ENTRY);
+    this.system = system;
   }
 
   @Override
-  public int order() {
-    return SlotOrder.SYSTEM;
+  boolean neededFor(ResourceRules rules) {
+    return system.isActive();
   }
 
   @Override
-  public @Nullable BlockException entry(Invocation invocation) {
-    Frame entry = (Frame) invocation;
+  @Nullable BlockException entry(Frame entry) {
     if (entry.entryType != EntryType.IN) {
       return null;
     }
-    SystemRule rule = engine.systemRule();
-    StatisticNode inbound = engine.inbound;
+    SystemRule rule = system.rule();
+    StatisticNode inbound = system.inbound;
     long now = entry.startNanos;
     if (rule.maxQps() != null && inbound.passQps(now) + entry.acquireCount > rule.maxQps()) {
       return refuse(entry, rule);
@@ -44,10 +42,10 @@ final class SystemSlot extends ProcessorSlot {
     if (rule.maxAvgRt() != null && inbound.avgRtMillis(now) * 1e6 > rule.maxAvgRt().toNanos()) {
       return refuse(entry, rule);
     }
-    if (rule.maxLoad() != null && engine.sampledLoad() > rule.maxLoad() && overCapacity(inbound, inside, now)) {
+    if (rule.maxLoad() != null && system.load() > rule.maxLoad() && overCapacity(inbound, inside, now)) {
       return refuse(entry, rule);
     }
-    if (rule.maxCpuUsage() != null && engine.sampledCpuUsage() > rule.maxCpuUsage()) {
+    if (rule.maxCpuUsage() != null && system.cpuUsage() > rule.maxCpuUsage()) {
       return refuse(entry, rule);
     }
     return null;
@@ -62,7 +60,7 @@ final class SystemSlot extends ProcessorSlot {
     if (inside <= 1) {
       return false;
     }
-    double maxSuccessPerSecond = inbound.maxSuccessPerBucket(now) * (double) engine.sampleCount;
+    double maxSuccessPerSecond = inbound.maxSuccessPerBucket(now) * (double) inbound.sampleCount;
     double minRtSeconds = inbound.minRtMillis(now) / 1000.0;
     return inside > maxSuccessPerSecond * minRtSeconds;
   }

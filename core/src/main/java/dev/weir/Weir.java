@@ -5,7 +5,6 @@ import dev.weir.cluster.ClusterOptions;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.SystemRule;
 import dev.weir.spi.ProcessorSlot;
-import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -42,44 +41,59 @@ public final class Weir implements AutoCloseable {
   public static final String DEFAULT_CONTEXT = "weir_default_context";
 
 
-  private final Engine engine;
+  private final EngineClock clock;
+  private final Overflow overflow;
+  private final Listeners listeners = new Listeners();
+  private final SystemProtection system;
+  private final RuleBook book;
+  private final NodeRegistry nodes;
   private final RuleRegistry rules;
   private final @Nullable ClusterStatus cluster;
   private final ThreadLocal<CallStack> stacks;
 
   private Weir(Builder builder) {
-    List<ProcessorSlot> slots = new ArrayList<>();
-    this.engine = new Engine(builder.ticker, builder.sleeper, builder.sampleCount, builder.maxResources,
-        builder.maxContexts, builder.maxOriginsPerResource, builder.systemStatus, builder.clusterClient,
-        builder.clusterOptions);
+    this.clock = new EngineClock(builder.ticker, builder.sleeper);
+    this.overflow = new Overflow(builder.maxResources, builder.maxOriginsPerResource);
+    builder.listeners.forEach(listeners::add);
+    this.system = new SystemProtection(builder.sampleCount, builder.systemStatus);
+    ClusterGuard guard = builder.clusterClient == null ? null
+        : new ClusterGuard(builder.clusterClient, builder.clusterOptions, clock);
+    this.cluster = guard == null ? null : new ClusterStatus(guard, builder.clusterOptions);
+    this.book = new RuleBook(clock, builder.sampleCount, builder.maxResources, builder.maxOriginsPerResource,
+        overflow, guard, slots(builder, clock, system), system, listeners);
+    this.nodes = book.nodes;
+    this.rules = new RuleRegistry(book, guard != null);
     // The supplier captures the clock, not this engine: see CallStack on why a stack must not
     // reach the engine that owns the thread-local.
-    EngineClock clock = engine.clock;
-    this.stacks = ThreadLocal.withInitial(() -> new CallStack(clock));
-    this.cluster = engine.cluster == null ? null : new ClusterStatus(engine.cluster, builder.clusterOptions);
-    slots.add(new NodeSelectionSlot());
-    slots.add(new StatisticSlot(engine.inbound));
-    slots.add(new AuthoritySlot());
-    slots.add(new SystemSlot(engine));
-    slots.add(new ParamFlowSlot(engine.clock));
-    slots.add(new FlowSlot(engine.clock));
-    slots.add(new DegradeSlot(engine.clock));
-    if (builder.loadServiceSlots) {
-      for (ProcessorSlot slot : ServiceLoader.load(ProcessorSlot.class, builder.classLoader)) {
-        slots.add(slot);
-      }
-    }
-    slots.addAll(builder.slots);
-    slots.sort(Comparator.comparingInt(ProcessorSlot::order));
-    engine.setSlots(slots);
-    this.rules = new RuleRegistry(engine);
-    builder.listeners.forEach(engine::addListener);
+    EngineClock stackClock = clock;
+    this.stacks = ThreadLocal.withInitial(() -> new CallStack(stackClock));
     if (!builder.rules.isEmpty()) {
       rules.load(builder.rules);
     }
     if (builder.systemRule.isActive()) {
       rules.replaceSystemRule(builder.systemRule);
     }
+  }
+
+  /** The built-in slots, the service-loaded and the builder's, in order. */
+  private static List<Slot> slots(Builder builder, EngineClock clock, SystemProtection system) {
+    List<Slot> slots = new ArrayList<>();
+    slots.add(new StatisticSlot(system.inbound));
+    slots.add(new AuthoritySlot());
+    slots.add(new SystemSlot(system));
+    slots.add(new ParamFlowSlot(clock));
+    slots.add(new FlowSlot(clock));
+    slots.add(new DegradeSlot(clock));
+    if (builder.loadServiceSlots) {
+      for (ProcessorSlot slot : ServiceLoader.load(ProcessorSlot.class, builder.classLoader)) {
+        slots.add(new CustomSlot(slot));
+      }
+    }
+    for (ProcessorSlot slot : builder.slots) {
+      slots.add(new CustomSlot(slot));
+    }
+    slots.sort(Comparator.comparingInt(slot -> slot.order));
+    return slots;
   }
 
   /** Returns a builder with the defaults: system ticker, 2 buckets per second, 6000 resources. */
@@ -100,6 +114,10 @@ public final class Weir implements AutoCloseable {
   /**
    * Guards a call.
    *
+   * <p>Exception-safe: a slot that throws (a user's {@code ParamFlowKey}, an argument's
+   * {@code hashCode}, a custom slot) leaves nothing behind. The permits the call already took are
+   * refunded, its probes handed back, and the exception reaches the caller.
+   *
    * @param resource the resource name
    * @param type the direction; system rules apply to {@link EntryType#IN} only
    * @param acquireCount permits to take, at least 1
@@ -108,57 +126,19 @@ public final class Weir implements AutoCloseable {
    * @throws BlockException when a rule refuses the call
    */
   public Entry entry(String resource, EntryType type, int acquireCount, Object @Nullable ... args) {
-    // Kept tiny on purpose: this method inlines into callers, so the throw below lands in the
-    // caller's compiled code, where a catch nearby is a jump rather than a runtime unwind.
-    CallStack stack = stacks.get();
-    Frame frame = enter(stack, resource, type, acquireCount, args);
-    if (frame == null) {
-      throw stack.takeRefusal();
-    }
-    return new Entry(frame);
-  }
-
-  /**
-   * Runs the chain; returns the admitted frame, or null with the refusal left in {@code stack}.
-   *
-   * <p>Exception-safe: a slot that throws (a user's {@code ParamFlowKey}, an argument's
-   * {@code hashCode}, a custom slot) leaves nothing behind. The permits the call already took are
-   * refunded, its probes handed back, its frame popped, and the exception reaches the caller.
-   */
-  private @Nullable Frame enter(CallStack stack, String resource, EntryType type, int acquireCount,
-      Object @Nullable [] args) {
     Objects.requireNonNull(resource, "resource");
     Objects.requireNonNull(type, "type");
     if (acquireCount < 1) {
       throw new IllegalArgumentException("acquireCount must be at least 1, was " + acquireCount);
     }
-    ResourceNode node = engine.nodes.forCall(resource);
-    Frame frame = stack.push(resource, node, type, acquireCount, args, engine.clock.read());
-    if (node == null) {
-      return frame; // beyond max-resources: unchecked, counted by the registry
+    // Kept small on purpose: this method inlines into callers, so the throw below lands in the
+    // caller's compiled code, where a catch nearby is a jump rather than a runtime unwind.
+    CallStack stack = stacks.get();
+    Frame frame = stack.enter(resource, nodes.forCall(resource), type, acquireCount, args);
+    if (frame == null) {
+      throw stack.takeRefusal();
     }
-    ResourceRules rules = node.rules; // read once: every slot decides against the same rules
-    frame.rules = rules;
-    SlotChain chain = rules.chain;
-    try {
-      for (ProcessorSlot slot : chain.entry) {
-        BlockException block = slot.entry(frame);
-        if (block != null) {
-          chain.blocked(slot, frame, block);
-          frame.refundHeld();
-          stack.discard(frame, block);
-          return null;
-        }
-      }
-      for (ProcessorSlot slot : chain.admitted) {
-        slot.admitted(frame);
-      }
-    } catch (RuntimeException | Error e) {
-      frame.abandon(engine.clock.read());
-      stack.discard(frame);
-      throw e;
-    }
-    return frame;
+    return new Entry(frame);
   }
 
   /**
@@ -193,34 +173,17 @@ public final class Weir implements AutoCloseable {
 
   /** Returns the live statistics of {@code resource}, or null when it has not been seen. */
   public @Nullable ResourceStatistics statistics(String resource) {
-    return engine.nodes.existing(resource);
+    return nodes.existing(resource);
   }
 
   /** Returns the names of the resources this engine has seen or has rules for. */
   public Set<String> resources() {
-    return Set.copyOf(engine.nodes.names());
+    return Set.copyOf(nodes.names());
   }
 
   /** Returns calls that passed unchecked because their resource was beyond {@code max-resources}. */
   public long uncheckedCalls() {
-    return engine.overflow.uncheckedCalls.sum();
-  }
-
-  /**
-   * Returns calls made in a context beyond {@code max-contexts}, which got no per-context
-   * statistics (their rules still applied).
-   */
-  public long untrackedContextCalls() {
-    return engine.overflow.untrackedContexts.sum();
-  }
-
-  /**
-   * Returns calls from an origin beyond {@code max-origins-per-resource} of their resource, which got
-   * no per-origin statistics (beyond the same bound, {@code limit-app: other} rules count further
-   * origins in one shared limiter).
-   */
-  public long untrackedOriginCalls() {
-    return engine.overflow.untrackedOrigins.sum();
+    return overflow.uncheckedCalls.sum();
   }
 
   /**
@@ -231,12 +194,12 @@ public final class Weir implements AutoCloseable {
    * missing from, or added to, the fresh counts). Resources stay known.
    */
   public void reset() {
-    engine.reset();
+    book.reset();
   }
 
   /** Returns the engine's time source. */
   public Ticker ticker() {
-    return engine.clock.ticker();
+    return clock.ticker();
   }
 
   /**
@@ -245,12 +208,12 @@ public final class Weir implements AutoCloseable {
    * resource; keep it quick (meter registration is the intended use).
    */
   public void addResourceListener(java.util.function.Consumer<ResourceStatistics> listener) {
-    engine.addResourceListener(Objects.requireNonNull(listener, "listener"));
+    listeners.add(Objects.requireNonNull(listener, "listener"), nodes.all());
   }
 
   /** Adds a listener told of every circuit-breaker state change of this engine. */
   public void addCircuitBreakerListener(CircuitBreakerListener listener) {
-    engine.addListener(Objects.requireNonNull(listener, "listener"));
+    listeners.add(Objects.requireNonNull(listener, "listener"));
   }
 
   /**
@@ -264,12 +227,12 @@ public final class Weir implements AutoCloseable {
   /** Stops the engine's background work (system load sampling). Entries still open may be closed afterwards. */
   @Override
   public void close() {
-    engine.close();
+    system.close();
   }
 
   /** Reads system load and CPU now rather than at the next once-a-second sample; for tests. */
   void sampleSystemNow() {
-    engine.sampleSystemNow();
+    system.sampleNow();
   }
 
   /**
@@ -280,7 +243,6 @@ public final class Weir implements AutoCloseable {
     private Sleeper sleeper = Sleeper.system();
     private int sampleCount = 2;
     private int maxResources = 6000;
-    private int maxContexts = 2000;
     private int maxOriginsPerResource = 1000;
     private boolean loadServiceSlots = true;
     private @Nullable ClassLoader classLoader = Weir.class.getClassLoader();
@@ -323,13 +285,10 @@ public final class Weir implements AutoCloseable {
       return this;
     }
 
-    /** Sets how many context names get statistics of their own (default 2000). */
-    public Builder maxContexts(int maxContexts) {
-      this.maxContexts = positive(maxContexts, "maxContexts");
-      return this;
-    }
-
-    /** Sets how many origins per resource get statistics and limiters of their own (default 1000). */
+    /**
+     * Sets how many origins of each {@code limit-app: other} rule get a limiter of their own (default
+     * 1000); further origins share one.
+     */
     public Builder maxOriginsPerResource(int maxOrigins) {
       this.maxOriginsPerResource = positive(maxOrigins, "maxOriginsPerResource");
       return this;

@@ -130,9 +130,9 @@ class EntryApiTest {
 
   private static StatisticNode engineInbound(Weir engine) {
     try {
-      java.lang.reflect.Field field = Weir.class.getDeclaredField("engine");
+      java.lang.reflect.Field field = Weir.class.getDeclaredField("system");
       field.setAccessible(true);
-      return ((Engine) field.get(engine)).inbound;
+      return ((SystemProtection) field.get(engine)).inbound;
     } catch (ReflectiveOperationException e) {
       throw new AssertionError(e);
     }

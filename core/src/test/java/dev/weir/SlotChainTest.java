@@ -87,15 +87,25 @@ class SlotChainTest {
   }
 
   @Test
-  void slotsRegisteredWithServiceLoaderJoinTheChain() {
-    ServiceSlot.CALLS.set(0);
-    Weir weir = Weir.builder().build();
-    Calls.admitted(weir, "r", 3);
-    assertThat(ServiceSlot.CALLS.get()).isEqualTo(3);
+  void slotsRegisteredWithServiceLoaderJoinTheChain() throws Exception {
+    // The registration lives apart (service-slot/META-INF/services), so that only engines built
+    // with this class loader get the slot: every other test's engine has the built-in chain only.
+    java.net.URL root = getClass().getClassLoader().getResource("service-slot/");
+    try (java.net.URLClassLoader loader = new java.net.URLClassLoader(new java.net.URL[] {root},
+        getClass().getClassLoader())) {
+      ServiceSlot.CALLS.set(0);
+      Weir weir = Weir.builder().classLoader(loader).build();
+      Calls.admitted(weir, "r", 3);
+      assertThat(ServiceSlot.CALLS.get()).isEqualTo(3);
 
-    ServiceSlot.CALLS.set(0);
-    Weir without = Weir.builder().loadServiceSlots(false).build();
-    Calls.admitted(without, "r", 3);
-    assertThat(ServiceSlot.CALLS.get()).isZero();
+      ServiceSlot.CALLS.set(0);
+      Weir without = Weir.builder().classLoader(loader).loadServiceSlots(false).build();
+      Calls.admitted(without, "r", 3);
+      assertThat(ServiceSlot.CALLS.get()).isZero();
+
+      Weir plain = Weir.builder().build();
+      Calls.admitted(plain, "r", 3);
+      assertThat(ServiceSlot.CALLS.get()).as("the default class loader has no registration").isZero();
+    }
   }
 }

@@ -1,0 +1,69 @@
+package dev.weir;
+
+import dev.weir.spi.Invocation;
+import dev.weir.spi.ProcessorSlot;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A user's {@link ProcessorSlot} in the chain. It sees the call as an {@link Invocation} and takes
+ * part in the phases its class overrides (found once, when the engine is built), for every resource.
+ */
+final class CustomSlot extends Slot {
+
+  private final ProcessorSlot slot;
+
+  CustomSlot(ProcessorSlot slot) {
+    super(slot.order(), phasesOf(slot));
+    this.slot = slot;
+  }
+
+  @Override
+  boolean neededFor(ResourceRules rules) {
+    return true;
+  }
+
+  @Override
+  @Nullable BlockException entry(Frame call) {
+    return slot.entry(call);
+  }
+
+  @Override
+  void admitted(Frame call) {
+    slot.admitted(call);
+  }
+
+  @Override
+  void blocked(Frame call, BlockException refusal) {
+    slot.blocked(call, refusal);
+  }
+
+  @Override
+  void exit(Frame call) {
+    slot.exit(call);
+  }
+
+  @Override
+  public String toString() {
+    return slot.getClass().getName();
+  }
+
+  private static int phasesOf(ProcessorSlot slot) {
+    return (overrides(slot, "entry") ? ENTRY : 0) | (overrides(slot, "admitted") ? ADMITTED : 0)
+        | (overrides(slot, "blocked") ? BLOCKED : 0) | (overrides(slot, "exit") ? EXIT : 0);
+  }
+
+  private static boolean overrides(ProcessorSlot slot, String phase) {
+    Class<?>[] parameters = phase.equals("blocked")
+        ? new Class<?>[] {Invocation.class, BlockException.class}
+        : new Class<?>[] {Invocation.class};
+    for (Class<?> type = slot.getClass(); type != ProcessorSlot.class; type = type.getSuperclass()) {
+      try {
+        type.getDeclaredMethod(phase, parameters);
+        return true;
+      } catch (NoSuchMethodException e) {
+        // look further up
+      }
+    }
+    return false;
+  }
+}

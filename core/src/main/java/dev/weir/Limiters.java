@@ -1,0 +1,80 @@
+package dev.weir;
+
+import dev.weir.cluster.ClusterLimit;
+import dev.weir.rule.ControlBehavior;
+import dev.weir.rule.FlowGrade;
+import dev.weir.rule.FlowRule;
+import dev.weir.rule.FlowStrategy;
+import dev.weir.rule.ParamFlowRule;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The one mapping from a rule to the {@link FlowLimiter} that counts its calls, with what limiters
+ * need from the engine: its clock, its cluster guard (cluster-mode rules), its nodes
+ * ({@code strategy: related} reads another resource), and the bound of per-origin limiters.
+ */
+final class Limiters {
+
+  private final EngineClock clock;
+  private final @Nullable ClusterGuard cluster;
+  private final NodeRegistry nodes;
+  /** How many origins of a {@code limit-app: other} rule get a limiter of their own. */
+  final int maxOrigins;
+  final Overflow overflow;
+
+  Limiters(EngineClock clock, @Nullable ClusterGuard cluster, NodeRegistry nodes, int maxOrigins, Overflow overflow) {
+    this.clock = clock;
+    this.cluster = cluster;
+    this.nodes = nodes;
+    this.maxOrigins = maxOrigins;
+    this.overflow = overflow;
+  }
+
+  /**
+   * A limiter counting the calls of {@code rule} that {@code scope} names ({@code all},
+   * {@code origin=<name>}, {@code other=<origin>}, {@code other=*}: see {@link ClusterLimit}), in
+   * the cluster store when the rule is in cluster mode and the engine has a cluster client.
+   */
+  FlowLimiter forFlow(FlowRule rule, String scope) {
+    FlowLimiter local = localFlow(rule);
+    if (!rule.clusterMode() || cluster == null) {
+      return local;
+    }
+    String chain = rule.strategy() == FlowStrategy.CHAIN ? "chain=" + rule.refResource() + "," : "";
+    ClusterLimit limit = new ClusterLimit(rule.resource(), chain + scope, rule.count(), rule.interval());
+    return new ClusterFlowLimiter(cluster, cluster.client.counter(limit), local);
+  }
+
+  private FlowLimiter localFlow(FlowRule rule) {
+    long now = clock.read();
+    long interval = rule.interval().toNanos();
+    if (rule.strategy() == FlowStrategy.RELATED) {
+      return new RelatedLimiter(nodes, rule.refResource(), rule.grade(), rule.count());
+    }
+    if (rule.grade() == FlowGrade.THREADS) {
+      return new ConcurrencyLimiter(rule.count());
+    }
+    return switch (rule.controlBehavior()) {
+      case REJECT -> rule.exact() ? new ExactLimiter(interval, rule.count(), clock, now)
+          : new WindowLimiter(interval, rule.count(), clock, now);
+      case QUEUE -> new PacingLimiter(interval, rule.count(), rule.maxQueueingTime().toNanos(), clock, now);
+      case WARM_UP -> new WarmUpLimiter(interval, rule.count(), rule.warmUpPeriod().toNanos(), rule.coldFactor(), 0,
+          clock, now);
+      case WARM_UP_QUEUE -> new WarmUpLimiter(interval, rule.count(), rule.warmUpPeriod().toNanos(),
+          rule.coldFactor(), rule.maxQueueingTime().toNanos(), clock, now);
+    };
+  }
+
+  /** A limiter of one argument value of {@code rule}, at {@code count} (the rule's, or the value's exception). */
+  FlowLimiter forParamValue(ParamFlowRule rule, double count) {
+    long now = clock.read();
+    long duration = rule.duration().toNanos();
+    if (rule.grade() == FlowGrade.THREADS) {
+      return new ConcurrencyLimiter(count);
+    }
+    if (rule.controlBehavior() == ControlBehavior.QUEUE) {
+      return new PacingLimiter(duration, count, rule.maxQueueingTime().toNanos(), clock, now);
+    }
+    return new TokenBucketLimiter(duration, count, rule.burst(), clock, now);
+  }
+}

@@ -1,0 +1,121 @@
+package dev.weir;
+
+import dev.weir.rule.RuleSet;
+import dev.weir.rule.SystemRule;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The rules in force in one engine, per resource, and the nodes that carry them. Every change is
+ * made under one lock: it builds the resource's new {@link ResourceRules} (keeping the state of the
+ * rules that stay) and publishes it on the node in one volatile write, then in the map that
+ * {@link RuleRegistry} reads. The hot path never takes the lock. Input is validated by
+ * {@link RuleRegistry} before it reaches here.
+ */
+final class RuleBook {
+
+  private final Object lock = new Object();
+  private final Map<String, RuleSet> rules = new ConcurrentHashMap<>();
+  private final List<Slot> slots;
+  private final SystemProtection system;
+  private final CircuitBreakerListener listener;
+  final NodeRegistry nodes;
+  private final Limiters limiters;
+  /** The rules of a resource without rules: its chain records statistics (and runs custom and system slots). */
+  private volatile ResourceRules unruled;
+
+  RuleBook(EngineClock clock, int sampleCount, int maxResources, int maxOrigins, Overflow overflow,
+      @Nullable ClusterGuard cluster, List<Slot> slots, SystemProtection system, Listeners listeners) {
+    this.slots = List.copyOf(slots);
+    this.system = system;
+    this.listener = listeners;
+    this.unruled = ResourceRules.NONE.withChain(this.slots);
+    this.nodes = new NodeRegistry(maxResources, overflow,
+        name -> new ResourceNode(name, sampleCount, clock, unruled), this::attach, listeners::created);
+    this.limiters = new Limiters(clock, cluster, nodes, maxOrigins, overflow);
+  }
+
+  RuleSet rules(String resource) {
+    return rules.getOrDefault(resource, RuleSet.empty());
+  }
+
+  Map<String, RuleSet> all() {
+    return Map.copyOf(rules);
+  }
+
+  /** Puts {@code resourceRules} (all naming {@code resource}) in force for the resource. */
+  void replace(String resource, RuleSet resourceRules) {
+    synchronized (lock) {
+      // Build first, publish after: if building the new states throws, neither the map nor the
+      // node shows rules that are not in force.
+      ResourceNode node = resourceRules.isEmpty() ? nodes.existing(resource) : nodes.forRules(resource);
+      ResourceRules built = node == null ? null : node.rules.next(resourceRules, limiters, listener, slots);
+      if (resourceRules.isEmpty()) {
+        rules.remove(resource);
+      } else {
+        rules.put(resource, resourceRules);
+      }
+      if (node != null) {
+        node.rules = built;
+      }
+    }
+  }
+
+  /** Applies {@code change} to the rules of {@code resource}, with no other change in between. */
+  void update(String resource, UnaryOperator<RuleSet> change) {
+    synchronized (lock) {
+      replace(resource, change.apply(rules(resource)));
+    }
+  }
+
+  /** Replaces every resource's rules by {@code all}, resource by resource. */
+  void load(RuleSet all) {
+    synchronized (lock) {
+      Map<String, RuleSet> next = new HashMap<>();
+      for (String resource : all.resources()) {
+        next.put(resource, all.forResource(resource));
+      }
+      for (String resource : rules.keySet()) {
+        next.putIfAbsent(resource, RuleSet.empty());
+      }
+      next.forEach(this::replace);
+    }
+  }
+
+  SystemRule systemRule() {
+    return system.rule();
+  }
+
+  /** Puts the system rule in force, and compiles every chain again (the system slot joins or leaves). */
+  void replaceSystemRule(SystemRule rule) {
+    synchronized (lock) {
+      system.replace(rule);
+      unruled = unruled.withChain(slots);
+      for (ResourceNode node : nodes.all()) {
+        node.rules = node.rules.withChain(slots);
+      }
+    }
+  }
+
+  /** See {@link Weir#reset()}. */
+  void reset() {
+    synchronized (lock) {
+      for (ResourceNode node : nodes.all()) {
+        node.reset();
+        node.rules = ResourceRules.NONE.next(rules(node.name), limiters, listener, slots);
+      }
+      system.inbound.reset();
+    }
+  }
+
+  /** Gives a node created for a call the rules in force for its resource. */
+  private void attach(ResourceNode node) {
+    synchronized (lock) {
+      node.rules = node.rules.next(rules(node.name), limiters, listener, slots);
+    }
+  }
+}
