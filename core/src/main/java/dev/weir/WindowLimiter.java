@@ -42,6 +42,32 @@ import org.jspecify.annotations.Nullable;
  * old, can make the window admit more than {@code count}, and every loop below ends: each retry
  * follows another thread's successful CAS or a newer head.
  *
+ * <h2>Credits: many threads on one large limit</h2>
+ * One CAS per admission on one slot serialises every thread on one cache line. While the window has
+ * plenty left ({@link #LEASE_FLOOR} permits or more after this call), an admission that CASes the
+ * slot takes {@link #LEASE} permits more and keeps them as a credit in a cell of its own thread
+ * ({@link #credits}: {@value #CELLS} cells, each on its own line, chosen by thread id); the thread's
+ * next admissions in the same bucket spend the credit with a CAS on that cell, which no other thread
+ * writes unless two threads share a cell. A cell holds the bucket number (high 32 bits) and the
+ * credit (low 32 bits); a credit is spent only at a reading in that bucket.
+ * <ul>
+ *   <li>The bound still holds: a credit was counted in its bucket's slot by the CAS that checked the
+ *       window, before any of it was spent, and each permit of it is spent once (a cell CAS), at a
+ *       reading in that bucket. So every window of the rule's buckets counts every admission in it,
+ *       and was checked to hold at most {@code count} when its newest bucket was newest. That a
+ *       spending thread may find the head moved on meanwhile changes nothing: the admission's reading
+ *       is in the credit's bucket, which counted it.
+ *   <li>Near the limit the window is exact: with fewer than {@link #LEASE_FLOOR} permits left after
+ *       the call, nothing is leased and each admission is one CAS on the slot, as above. A rule whose
+ *       {@code count} is below {@link #LEASE_FLOOR} never leases.
+ *   <li>What a credit can cost: permits leased but not spent stay counted until their bucket leaves
+ *       the window; a thread that comes back in a later bucket gives its old credit back to its
+ *       bucket (a refund). So a window can admit up to {@value #CELLS} x {@value #LEASE} = 512 fewer
+ *       than {@code count} when the threads holding credits stop calling; it never admits more.
+ *   <li>A rule whose count changes ({@link #withCount}) keeps the buckets and drops the credits: the
+ *       new limit is checked afresh; credits of the old limit stay counted and unspent.
+ * </ul>
+ *
  * <h2>What the bucketed window still allows</h2>
  * A bucketed sliding window bounds admissions per window of its own buckets, not per arbitrary
  * span: {@code count} admissions at the very end of bucket 0 and {@code count} more at the start of
@@ -56,9 +82,18 @@ final class WindowLimiter extends FlowLimiter {
   private static final int STRIDE = 8;
   private static final long SEALED = 1L << 31;
   private static final long COUNT_MASK = SEALED - 1;
+  /** Cells of credits, a power of two; see the class comment. */
+  static final int CELLS = 8;
+  /** Permits leased to a thread's cell by one CAS on the slot. */
+  static final int LEASE = 64;
+  /** Leases are made only while at least this many permits stay in the window after the call. */
+  static final long LEASE_FLOOR = 8L * CELLS * LEASE;
+  private static final long CREDIT_MASK = 0xFFFF_FFFFL;
 
   private final long limit;
   private final Buckets buckets;
+  /** Credits per thread cell, made at the first lease; null while none was made. */
+  private volatile @Nullable AtomicLongArray credits;
 
   /**
    * The window itself, apart from the limit: a rule whose {@code count} changes keeps it, so the
@@ -128,23 +163,81 @@ final class WindowLimiter extends FlowLimiter {
         fresh = nowIndex < h.index; // still older: the ticker stepped back; count into h from here on
         continue;
       }
+      AtomicLongArray cells = credits;
+      if (cells != null) {
+        int cell = at(cellOf(Thread.currentThread()));
+        long credit = cells.get(cell);
+        if (bucket(credit) == (int) h.index && (credit & CREDIT_MASK) >= permits) {
+          if (cells.compareAndSet(cell, credit, credit - permits)) {
+            return token(h.slot, h.index);
+          }
+          continue; // another thread of this cell spent from it: look again
+        }
+      }
       long current = buckets.slots.get(at(h.slot));
       if ((current & SEALED) != 0 || bucket(current) != (int) h.index) {
         awaitAdvance();
         continue;
       }
       long count = current & COUNT_MASK;
-      if (h.sealedSum + count + permits > limit) {
+      long used = h.sealedSum + count;
+      if (used + permits > limit) {
         // Refunds may have lowered the sealed buckets since the head was published: count afresh.
-        long others = sumOthers(h);
-        if (others + count + permits > limit) {
-          return refused(retryAfter(h, others + count, permits, now));
+        used = sumOthers(h) + count;
+        if (used + permits > limit) {
+          return refused(retryAfter(h, used, permits, now));
         }
       }
-      if (buckets.slots.compareAndSet(at(h.slot), current, current + permits)) {
-        return ((long) h.slot << 32) | (h.index & 0xFFFF_FFFFL);
+      long lease = permits <= LEASE && limit - used - permits >= LEASE_FLOOR ? LEASE : 0;
+      if (buckets.slots.compareAndSet(at(h.slot), current, current + permits + lease)) {
+        if (lease > 0) {
+          keep(h, lease);
+        }
+        return token(h.slot, h.index);
       }
     }
+  }
+
+  /**
+   * Puts {@code lease} permits, counted in {@code h}'s slot, in this thread's cell. A credit of the
+   * same bucket already there is added to; one of an older bucket is given back to its bucket. The
+   * loop ends: each failed CAS follows another thread's write to the cell, and a thread writes it at
+   * most once per admission.
+   */
+  private void keep(Head h, long lease) {
+    AtomicLongArray cells = credits;
+    if (cells == null) {
+      synchronized (this) {
+        cells = credits;
+        if (cells == null) {
+          credits = cells = new AtomicLongArray((CELLS + 2) * STRIDE);
+        }
+      }
+    }
+    int cell = at(cellOf(Thread.currentThread()));
+    while (true) {
+      long old = cells.get(cell);
+      boolean same = bucket(old) == (int) h.index;
+      long credit = (same ? old & CREDIT_MASK : 0) + lease;
+      if (cells.compareAndSet(cell, old, pack(h.index) | credit)) {
+        long stale = old & CREDIT_MASK;
+        if (!same && stale > 0) {
+          // Back to its bucket, if that bucket is still in its slot (refund checks the label).
+          long index = h.index - ((int) h.index - bucket(old));
+          refund((int) stale, token(slotOf(index), index));
+        }
+        return;
+      }
+    }
+  }
+
+  /** The cell of {@code thread}: its id, spread by a multiplicative hash. */
+  private static int cellOf(Thread thread) {
+    return (int) ((thread.getId() * 0x9E37_79B9_7F4A_7C15L) >>> 61) & (CELLS - 1);
+  }
+
+  private static long token(int slot, long index) {
+    return ((long) slot << 32) | (index & 0xFFFF_FFFFL);
   }
 
   private long bucketOf(long now) {
@@ -259,7 +352,24 @@ final class WindowLimiter extends FlowLimiter {
     }
   }
 
-  /** Admissions counted in the window of the newest bucket; for tests and diagnostics. */
+  /** Credits leased in the newest bucket and not spent yet; for tests. */
+  long unspentCredits() {
+    AtomicLongArray cells = credits;
+    if (cells == null) {
+      return 0;
+    }
+    Head h = buckets.head;
+    long sum = 0;
+    for (int i = 0; i < CELLS; i++) {
+      long credit = cells.get(at(i));
+      if (bucket(credit) == (int) h.index) {
+        sum += credit & CREDIT_MASK;
+      }
+    }
+    return sum;
+  }
+
+  /** Admissions counted in the window of the newest bucket (credits included); for tests and diagnostics. */
   long inWindow() {
     Head h = buckets.head;
     return sumOthers(h) + (buckets.slots.get(at(h.slot)) & COUNT_MASK);

@@ -107,6 +107,33 @@ class RealClockBoundsTest {
     assertThat(times.size()).as("the rule still admits at its rate").isGreaterThanOrEqualTo(100);
   }
 
+  /**
+   * A count large enough for threads to lease credits ({@link WindowLimiter#LEASE_FLOOR}): the first
+   * half of each window goes through per-thread credits, the rest through the exact slot CAS.
+   */
+  @Test
+  void rejectWithCreditsNeverExceedsTheCountInAnyWindowOfItsBuckets() throws InterruptedException {
+    int count = 8000;
+    Weir weir = engine(FlowRule.builder("r").count(count).interval(Duration.ofMillis(100)).build());
+    List<Long> times = hammer(weir, false);
+    long bucket = 10 * MILLIS;
+    java.util.Map<Long, Integer> perBucket = new java.util.TreeMap<>();
+    for (long t : times) {
+      perBucket.merge(Math.floorDiv(t, bucket), 1, Integer::sum);
+    }
+    int fullest = 0;
+    for (long first : perBucket.keySet()) {
+      int inWindow = 0;
+      for (long b = first; b < first + 10; b++) {
+        inWindow += perBucket.getOrDefault(b, 0);
+      }
+      fullest = Math.max(fullest, inWindow);
+      assertThat(inWindow).as("admissions in the ten buckets from %d", first).isLessThanOrEqualTo(count);
+    }
+    assertThat(fullest).as("some window got near the count: credits were leased and the limit reached")
+        .isGreaterThan((int) (count - WindowLimiter.LEASE_FLOOR));
+  }
+
   @Test
   void exactNeverExceedsTheCountInAnyIntervalLongSpan() throws InterruptedException {
     Weir weir = engine(FlowRule.builder("r").count(20).interval(Duration.ofMillis(100)).exact(true).build());
