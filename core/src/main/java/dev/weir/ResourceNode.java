@@ -1,7 +1,6 @@
 package dev.weir;
 
 import dev.weir.rule.RuleKind;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Everything the engine keeps for one resource: its statistics (second and minute windows, totals,
@@ -18,7 +17,6 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
   final String name;
   private final EngineClock clock;
   final LeapArray<StatBucket> minute;
-  private final LongAdder[] blockedByKind = new LongAdder[RuleKind.values().length];
 
   /** The rules in force, published in one write; see {@link ResourceRules}. */
   volatile ResourceRules rules;
@@ -29,9 +27,6 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
     this.name = name;
     this.clock = clock;
     this.rules = rules;
-    for (int i = 0; i < blockedByKind.length; i++) {
-      blockedByKind[i] = new LongAdder();
-    }
   }
 
   @Override
@@ -40,10 +35,10 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
     super.onPass(now, count);
   }
 
+  @Override
   void onBlock(long now, int count, RuleKind kind) {
     minute.current(now);
-    super.onBlock(now, count);
-    blockedByKind[kind.ordinal()].add(count);
+    super.onBlock(now, count, kind);
   }
 
   @Override
@@ -56,9 +51,6 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
   void reset() {
     super.reset();
     minute.clear();
-    for (LongAdder adder : blockedByKind) {
-      adder.reset();
-    }
   }
 
   // ResourceStatistics: live readings at the engine's current time.
@@ -105,7 +97,7 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
 
   @Override
   public long blockedLastMinute() {
-    return since(minute, clock.read(), blocked.sum(), b -> b.blocked);
+    return since(minute, clock.read(), blockedTotal(), b -> b.blocked);
   }
 
   @Override
@@ -115,12 +107,12 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
 
   @Override
   public long totalBlocked() {
-    return blocked.sum();
+    return blockedTotal();
   }
 
   @Override
   public long totalBlocked(RuleKind kind) {
-    return blockedByKind[kind.ordinal()].sum();
+    return blockedBy(kind);
   }
 
   @Override

@@ -23,7 +23,7 @@ final class StatBucket extends LeapArray.Bucket {
     super(index);
     // Blocked first, passed last: a call counted in "passed" after this snapshot may complete
     // before the completion counters are read, never the other way round.
-    this.blocked = totals.blocked.sum();
+    this.blocked = totals.blockedTotal();
     this.succeeded = totals.succeeded.sum();
     this.failed = totals.failed.sum();
     this.rtNanos = totals.rtNanosTotal.sum();

@@ -1,5 +1,6 @@
 package dev.weir;
 
+import dev.weir.rule.RuleKind;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongFunction;
 
@@ -25,7 +26,8 @@ class StatisticNode {
   private static final long ONE_SECOND = 1_000_000_000L;
 
   final LongAdder passed = new LongAdder();
-  final LongAdder blocked = new LongAdder();
+  /** Refused permits by the kind of the refusing rule; their sum is the total refused. */
+  private final LongAdder[] blocked = new LongAdder[RuleKind.values().length];
   final LongAdder succeeded = new LongAdder();
   final LongAdder failed = new LongAdder();
   final LongAdder rtNanosTotal = new LongAdder();
@@ -35,6 +37,9 @@ class StatisticNode {
 
   StatisticNode(int sampleCount) {
     this.sampleCount = sampleCount;
+    for (int i = 0; i < blocked.length; i++) {
+      blocked[i] = new LongAdder();
+    }
     this.second = new LeapArray<>(sampleCount, ONE_SECOND, snapshots());
   }
 
@@ -48,9 +53,22 @@ class StatisticNode {
     passed.add(count);
   }
 
-  void onBlock(long now, int count) {
+  void onBlock(long now, int count, RuleKind kind) {
     second.current(now);
-    blocked.add(count);
+    blocked[kind.ordinal()].add(count);
+  }
+
+  /** All permits ever refused: one adder per kind, so a refusal costs one atomic add. */
+  long blockedTotal() {
+    long sum = 0;
+    for (LongAdder adder : blocked) {
+      sum += adder.sum();
+    }
+    return sum;
+  }
+
+  long blockedBy(RuleKind kind) {
+    return blocked[kind.ordinal()].sum();
   }
 
   void onComplete(long now, long rtNanos, int count, boolean error) {
@@ -63,7 +81,9 @@ class StatisticNode {
   /** Sets every count back to zero; see {@code Weir.reset()}. */
   void reset() {
     passed.reset();
-    blocked.reset();
+    for (LongAdder adder : blocked) {
+      adder.reset();
+    }
     succeeded.reset();
     failed.reset();
     rtNanosTotal.reset();
@@ -75,7 +95,7 @@ class StatisticNode {
   }
 
   long blockQps(long now) {
-    return since(second, now, blocked.sum(), b -> b.blocked);
+    return since(second, now, blockedTotal(), b -> b.blocked);
   }
 
   long successQps(long now) {

@@ -38,7 +38,7 @@ final class StatisticSlot extends Slot {
     int count = entry.acquireCount;
     entry.node.onBlock(now, count, block.ruleKind());
     if (entry.entryType == EntryType.IN) {
-      inbound.onBlock(now, count);
+      inbound.onBlock(now, count, block.ruleKind());
     }
   }
 

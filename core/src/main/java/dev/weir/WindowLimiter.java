@@ -148,6 +148,9 @@ final class WindowLimiter extends FlowLimiter {
 
   @Override
   long tryAcquire(int permits, long now) {
+    if (permits > limit) {
+      return refused(0); // never: count 0, or more permits than a window holds
+    }
     long nowIndex = bucketOf(now);
     boolean fresh = false;
     while (true) {
@@ -363,6 +366,24 @@ final class WindowLimiter extends FlowLimiter {
     for (int i = 0; i < CELLS; i++) {
       long credit = cells.get(at(i));
       if (bucket(credit) == (int) h.index) {
+        sum += credit & CREDIT_MASK;
+      }
+    }
+    return sum;
+  }
+
+  /** Credits leased in older buckets still in the window and not given back yet; for tests. */
+  long strandedCredits() {
+    AtomicLongArray cells = credits;
+    if (cells == null) {
+      return 0;
+    }
+    Head h = buckets.head;
+    long sum = 0;
+    for (int i = 0; i < CELLS; i++) {
+      long credit = cells.get(at(i));
+      int age = (int) h.index - bucket(credit);
+      if (age > 0 && age < BUCKETS) {
         sum += credit & CREDIT_MASK;
       }
     }
