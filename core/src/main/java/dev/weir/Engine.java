@@ -197,7 +197,7 @@ final class Engine {
   private ResourceRules build(ResourceRules old, RuleSet current) {
     ResourceRules next = new ResourceRules(
         old.flow.replace(current.flow(), this),
-        reuse(old.breakers, current.degrade(), b -> b.rule, r -> new CircuitBreaker(r, this), CircuitBreaker[]::new),
+        reuse(old.breakers, current.degrade(), b -> b.rule, r -> new CircuitBreaker(r, this::circuitStateChanged), CircuitBreaker[]::new),
         reuse(old.paramFlow, current.paramFlow(), s -> s.rule, r -> new ParamFlowRuleState(r, this),
             ParamFlowRuleState[]::new),
         current.authority().toArray(AuthorityRule[]::new),
