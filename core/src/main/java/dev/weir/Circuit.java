@@ -24,9 +24,9 @@ import org.jspecify.annotations.Nullable;
  *       the CAS is refused, it does not retry).
  *   <li>HALF_OPEN to CLOSED ({@link #probeSucceeded}) or to OPEN ({@link #probeFailed}, also the
  *       way back for a probe refused by a later rule): the probe's outcome, by CAS from the phase
- *       naming that probe. {@link #probeHandedBack}: the probe was not used at all (its caller was
- *       interrupted before asking anyone), so the circuit is open again with its period already
- *       over and the next call probes.
+ *       naming that probe. {@link #probeHandedBack}: the probe's outcome will never be known and
+ *       says nothing about the resource (its caller was interrupted before the answer), so the
+ *       circuit is open again with its period already over and the next call probes.
  *   <li>Probe timeout: a probe that has not completed within the probe timeout (a lost entry, a
  *       killed thread) counts as failed, and the first call after the timeout is the next probe.
  *       Listeners hear it as HALF_OPEN to OPEN and OPEN to HALF_OPEN, made in one step (one CAS)
@@ -243,8 +243,8 @@ final class Circuit<W> {
   }
 
   /**
-   * The probe stamped {@code stamp} was not used (it asked no one) and its caller will never
-   * report it: the circuit is open again with its period already over, so the next call probes,
+   * The probe stamped {@code stamp} has no outcome (its caller was interrupted before the answer)
+   * and its caller will never report it: the circuit is open again with its period already over, so the next call probes,
    * even one at the same reading (the probe's stamp is forgotten, which is safe only because its
    * caller reports nothing more). Returns false, deciding nothing, when that probe is no longer the
    * one in flight. Open {@code at} {@link #NONE}: every reading is at or after it.

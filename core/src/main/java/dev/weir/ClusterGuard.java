@@ -54,7 +54,9 @@ import org.jspecify.annotations.Nullable;
  *       duration) does not count towards opening the new period. When {@code openDuration} is
  *       below {@link Circuit#HORIZON_STEP_NANOS} such a straggler may still count, as every
  *       failure did before.
- *   <li>Readings are decided at the circuit's horizon, so a late reading never probes early.
+ *   <li>A late reading is decided at the circuit's horizon: as before it never probes before the
+ *       open period ends, and now, like a punctual one, it may probe once the horizon shows the
+ *       period over.
  * </ul>
  */
 final class ClusterGuard {
