@@ -3,64 +3,39 @@ package dev.weir;
 import dev.weir.rule.DegradeRule;
 import dev.weir.rule.DegradeStrategy;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The state of one {@link DegradeRule}: closed, open or half-open, over a sliding window of ten
- * buckets covering {@code stat-interval} (Sentinel's breakers count in one tumbling bucket, which
- * forgets everything at each boundary; a sliding window does not).
+ * The state of one {@link DegradeRule}: its {@link Circuit} (closed, open or half-open, with probe
+ * stamps, probe timeout and late readings decided at the horizon; see there), and what the rule
+ * judges over each closed period: a sliding window of ten buckets covering {@code stat-interval}
+ * (Sentinel's breakers count in one tumbling bucket, which forgets everything at each boundary; a
+ * sliding window does not). The window rides in the circuit's CLOSED phase, so closing starts a
+ * fresh window, and failures from before the open period cannot trip it again.
  *
- * <h2>Transitions, and who makes them</h2>
- * The whole state is one immutable {@code Phase} (state, times, probe, window) replaced by CAS, so
- * every transition is made by exactly one thread and every decision reads one consistent phase.
+ * <h2>What the rule decides</h2>
  * <ul>
  *   <li>CLOSED to OPEN: the thread that completes a call and finds the window over the threshold
- *       with at least {@code min-request-amount} calls. Every completion of a closed period is
- *       judged, success or failure, while a bad call (slow for slow-ratio, failed for the error
- *       strategies) completed within the last {@code stat-interval}: a success can be the call that
- *       reaches the minimum (F F F S S at 0.5 and minimum 5 opens on the last S), and successes
- *       leaving the window raise the ratio. Without such a bad call no strategy can trip, and a
- *       completion sums nothing: its only extra cost is one volatile read.
- *   <li>OPEN to HALF_OPEN: the first call at or after the retry time, by CAS; that call is the
- *       probe, every other call is refused while it runs (a call that loses the CAS is refused, it
- *       does not retry).
+ *       with at least {@code min-request-amount} calls trips the circuit, by CAS from the closed
+ *       period whose window it judged. Every completion of a closed period is judged, success or
+ *       failure, while a bad call (slow for slow-ratio, failed for the error strategies) completed
+ *       within the last {@code stat-interval}: a success can be the call that reaches the minimum
+ *       (F F F S S at 0.5 and minimum 5 opens on the last S), and successes leaving the window raise
+ *       the ratio. Without such a bad call no strategy can trip, and a completion sums nothing: its
+ *       only extra cost is one volatile read.
  *   <li>HALF_OPEN to CLOSED or OPEN: the probe's completion (a slow probe reopens a slow-ratio
  *       breaker, a failed probe an error breaker). A probe refused by a later rule or breaker never
  *       completes; {@link #probeRefused} reopens the breaker for a whole {@code open-duration}.
- *   <li>Probe timeout: a probe that has not completed within the <em>probe timeout</em> (a lost
- *       entry, a killed thread) counts as failed, and the first call after the timeout is the next
- *       probe. Listeners hear it as HALF_OPEN to OPEN and OPEN to HALF_OPEN, made in one step by the
- *       thread whose call becomes the new probe. The timeout is {@code open-duration}, and for
- *       slow-ratio {@code max(open-duration, slow-call-threshold)}: a lost probe then keeps callers
- *       out for one more open period, as a failed one does; a slow-ratio probe is never given up while it
- *       could still finish fast enough to close the breaker. (Error strategies have no such bound,
- *       and {@code open-duration} is the time the operator chose to leave the resource alone.)
+ *   <li>Probe timeout ({@link #probeTimeout}): {@code open-duration}, and for slow-ratio
+ *       {@code max(open-duration, slow-call-threshold)}: a lost probe then keeps callers out for one
+ *       more open period, as a failed one does; a slow-ratio probe is never given up while it could
+ *       still finish fast enough to close the breaker. (Error strategies have no such bound, and
+ *       {@code open-duration} is the time the operator chose to leave the resource alone.)
  * </ul>
- * Closing starts a fresh window, so failures from before the open period cannot trip it again.
- *
- * <h2>Probes and periods are stamped</h2>
- * A probe is named by its start reading, which {@link DegradeSlot} hands back at completion. A
- * probe is only admitted with a reading greater than every earlier probe's, so stamps are unique;
- * the completion of a probe that timed out (or was refused) no longer matches the phase and decides
- * nothing. Likewise a closed period remembers when it began ({@code since}): a call that started
- * before it belongs to an earlier period and is not counted, whatever its outcome. (A call whose
- * start reading is older than the close but which was admitted after it, its thread descheduled
- * across the close, counts in neither period.)
- *
- * <h2>Late readings</h2>
- * The engine reads its ticker when a call starts or ends; a thread descheduled after reading arrives
- * here with a reading older than ones other threads already applied. That reading is late, not a
- * clock going back (the engine's clock does not go back beyond tiny amounts), and it is decided as
- * if it were the newest: every decision uses {@code max(reading, horizon)}, the horizon being the
- * newest reading applied to this breaker, kept to within {@value #HORIZON_STEP_NANOS} ns (it is
- * written at most once per step, not once per call). A late reading therefore never shortens an open
- * period or a probe timeout, never judges a window that has already slid on, never resets anything,
- * and never moves the state back. The step is below the shortest {@code open-duration} (1 ms): a
- * call admitted in a closed period raised the horizon to within a step of its start reading, so the
- * reopening, the probe and the close that follow all happen at least an {@code open-duration} minus
- * a step later, and the call's start reading is below the next period's {@code since}.
+ * A probe is named by its start reading, which {@link DegradeSlot} hands back at completion or
+ * refusal. Every transition goes to the {@link CircuitBreakerListener} given at construction (the
+ * engine's, which logs it and tells the user's listeners).
  */
 final class CircuitBreaker {
 
@@ -74,59 +49,27 @@ final class CircuitBreaker {
     }
   }
 
-  /** One state of the breaker with everything that state needs; never changed, only replaced. */
-  private static final class Phase {
-    final CircuitState state;
-    /**
-     * OPEN: the effective reading from which a probe may pass. HALF_OPEN: the probe's deadline.
-     * CLOSED: the effective reading at which the period began (calls started earlier are not
-     * counted).
-     */
-    final long at;
-    /** Start reading of the newest probe ever admitted (in HALF_OPEN, the one in flight). */
-    final long probe;
-    /** CLOSED only: the period's window. */
-    final @Nullable LeapArray<Bucket> window;
-
-    Phase(CircuitState state, long at, long probe, @Nullable LeapArray<Bucket> window) {
-      this.state = state;
-      this.at = at;
-      this.probe = probe;
-      this.window = window;
-    }
-  }
-
   /** Verdict of {@link #tryPass}: admitted. */
-  static final long PASS = 0;
+  static final long PASS = Circuit.PASS;
   /** Verdict of {@link #tryPass}: admitted as this breaker's probe. */
-  static final long PROBE = 1;
-
-  /** Granularity of the horizon: one write at most per 100 µs of clock; below the 1 ms minimum open-duration. */
-  static final long HORIZON_STEP_NANOS = 100_000L;
+  static final long PROBE = Circuit.PROBE;
 
   private static final int BUCKETS = 10;
-  private static final long NONE = Long.MIN_VALUE;
+  private static final long NONE = Circuit.NONE;
 
   final DegradeRule rule;
-  private final CircuitBreakerListener listener;
   private final long slowNanos;
-  private final long openNanos;
   private final long intervalNanos;
-  private final long probeTimeoutNanos;
-  private final AtomicReference<Phase> phase;
-  /** Newest reading applied, within {@link #HORIZON_STEP_NANOS}; only grows. */
-  private final AtomicLong horizon = new AtomicLong(NONE);
+  private final Circuit<LeapArray<Bucket>> circuit;
   /** Effective reading of the newest bad call (slow or failed, per strategy); only grows. */
   private final AtomicLong lastBad = new AtomicLong(NONE);
 
   CircuitBreaker(DegradeRule rule, CircuitBreakerListener listener) {
     this.rule = rule;
-    this.listener = listener;
     this.slowNanos = rule.slowCallThreshold().toNanos();
-    this.openNanos = rule.openDuration().toNanos();
     this.intervalNanos = rule.statInterval().toNanos();
-    this.probeTimeoutNanos = probeTimeout(rule).toNanos();
-    this.phase = new AtomicReference<>(new Phase(CircuitState.CLOSED, NONE, NONE, newWindow()));
+    this.circuit = new Circuit<>(rule.openDuration().toNanos(), probeTimeout(rule).toNanos(), this::newWindow,
+        (from, to, reason) -> listener.onStateChange(rule, from, to, reason));
   }
 
   /** How long a probe may run before it counts as failed and the next call probes; see the class comment. */
@@ -142,7 +85,7 @@ final class CircuitBreaker {
   }
 
   CircuitState state() {
-    return phase.get().state;
+    return circuit.state();
   }
 
   /**
@@ -152,37 +95,7 @@ final class CircuitBreaker {
    * probe is refused; nothing here retries.
    */
   long tryPass(long reading) {
-    long now = effective(reading);
-    Phase current = phase.get();
-    switch (current.state) {
-      case CLOSED -> {
-        return PASS;
-      }
-      case OPEN -> {
-        if (now < current.at) {
-          return FlowLimiter.refused(current.at - now);
-        }
-        if (reading > current.probe && phase.compareAndSet(current, probing(reading, now))) {
-          listener.onStateChange(rule, CircuitState.OPEN, CircuitState.HALF_OPEN, "open duration passed; probing");
-          return PROBE;
-        }
-        return FlowLimiter.refused(0);
-      }
-      default -> {
-        // HALF_OPEN: a probe is in flight, unless it has outlived the probe timeout.
-        if (now >= current.at && reading > current.probe && phase.compareAndSet(current, probing(reading, now))) {
-          listener.onStateChange(rule, CircuitState.HALF_OPEN, CircuitState.OPEN,
-              "probe did not complete within " + probeTimeoutNanos / 1_000_000 + " ms; counted as failed");
-          listener.onStateChange(rule, CircuitState.OPEN, CircuitState.HALF_OPEN, "probe timed out; probing again");
-          return PROBE;
-        }
-        return FlowLimiter.refused(0);
-      }
-    }
-  }
-
-  private Phase probing(long stamp, long now) {
-    return new Phase(CircuitState.HALF_OPEN, now + probeTimeoutNanos, stamp, null);
+    return circuit.tryPass(reading);
   }
 
   /**
@@ -190,12 +103,7 @@ final class CircuitBreaker {
    * Does nothing when that probe is no longer the one in flight.
    */
   void probeRefused(long stamp, long reading) {
-    long now = effective(reading);
-    Phase current = phase.get();
-    if (current.state == CircuitState.HALF_OPEN && current.probe == stamp
-        && phase.compareAndSet(current, new Phase(CircuitState.OPEN, now + openNanos, stamp, null))) {
-      listener.onStateChange(rule, CircuitState.HALF_OPEN, CircuitState.OPEN, "probe refused by another rule");
-    }
+    circuit.probeFailed(stamp, reading, "probe refused by another rule");
   }
 
   /**
@@ -203,27 +111,23 @@ final class CircuitBreaker {
    * {@code probe} when this call was admitted as the breaker's probe.
    */
   void onComplete(long start, long end, boolean failed, boolean probe) {
-    long now = effective(end);
+    long now = circuit.effective(end);
     boolean slow = Math.max(0L, end - start) > slowNanos;
     boolean bad = rule.strategy() == DegradeStrategy.SLOW_RATIO ? slow : failed;
-    Phase current = phase.get();
     if (probe) {
-      if (current.state != CircuitState.HALF_OPEN || current.probe != start) {
-        return; // a probe that timed out: a newer probe (or its outcome) decides now
-      }
+      // A probe that timed out decides nothing: a newer probe (or its outcome) decides now.
       if (bad) {
-        if (phase.compareAndSet(current, new Phase(CircuitState.OPEN, now + openNanos, start, null))) {
-          listener.onStateChange(rule, CircuitState.HALF_OPEN, CircuitState.OPEN, failed ? "probe failed" : "probe was slow");
-        }
-      } else if (phase.compareAndSet(current, new Phase(CircuitState.CLOSED, now, start, newWindow()))) {
-        listener.onStateChange(rule, CircuitState.HALF_OPEN, CircuitState.CLOSED, "probe succeeded");
+        circuit.probeFailed(start, now, failed ? "probe failed" : "probe was slow");
+      } else {
+        circuit.probeSucceeded(start, now, "probe succeeded");
       }
       return;
     }
-    LeapArray<Bucket> window = current.window;
-    if (window == null || start < current.at) {
+    Circuit.Phase<LeapArray<Bucket>> period = circuit.closedPeriod(start);
+    if (period == null) {
       return; // not closed, or a call of an earlier closed period
     }
+    LeapArray<Bucket> window = period.window();
     Bucket bucket = window.current(now);
     bucket.total.increment();
     if (slow) {
@@ -252,8 +156,8 @@ final class CircuitBreaker {
       return;
     }
     String reason = tripReason(window, now, total);
-    if (reason != null && phase.compareAndSet(current, new Phase(CircuitState.OPEN, now + openNanos, current.probe, null))) {
-      listener.onStateChange(rule, CircuitState.CLOSED, CircuitState.OPEN, reason);
+    if (reason != null) {
+      circuit.trip(period, now, reason); // fails, tripping nothing, if the judged period has ended
     }
   }
 
@@ -279,27 +183,10 @@ final class CircuitBreaker {
 
   /** Nanoseconds until the next probe may pass; 0 when closed or probing. */
   long retryAfter(long reading) {
-    Phase current = phase.get();
-    return current.state == CircuitState.OPEN ? Math.max(0, current.at - effective(reading)) : 0;
+    return circuit.retryAfter(reading);
   }
 
-  /**
-   * Applies a reading and returns the time to decide it at: the reading, or the horizon when the
-   * reading is late. The loop ends: each failed CAS means another thread raised the horizon, which
-   * only grows, and it stops as soon as the horizon is within a step of the reading.
-   */
-  private long effective(long reading) {
-    long seen = horizon.get();
-    while (reading - HORIZON_STEP_NANOS >= seen) {
-      if (horizon.compareAndSet(seen, reading)) {
-        return reading;
-      }
-      seen = horizon.get();
-    }
-    return Math.max(reading, seen);
-  }
-
-  /** Raises {@code value} to {@code to} unless it is already there; ends as {@link #effective} does. */
+  /** Raises {@code value} to {@code to} unless it is already there; each failed CAS means another thread raised it. */
   private static void raise(AtomicLong value, long to) {
     long seen = value.get();
     while (to > seen && !value.compareAndSet(seen, to)) {

@@ -32,19 +32,37 @@ import org.jspecify.annotations.Nullable;
  * has not sent yet. One already sent may still run on the store, which can only count a call that
  * was decided locally, never lose one.
  *
- * <p>The breaker: {@code failureThreshold} consecutive failures open it for {@code openDuration} of
- * the engine's ticker. The first call after that is the only probe (a CAS from OPEN to HALF_OPEN);
- * its success closes the breaker, its failure opens it again. {@code openUntil} is written before
- * the CAS that opens, so a thread that sees OPEN also sees the deadline of that opening.
+ * <p>The breaker is a {@link Circuit}, the same state machine as a degrade rule's breaker (see
+ * there for the protocol); what the guard judges stays here. {@code failureThreshold} consecutive
+ * failures of calls of one closed period open it for {@code openDuration} of the engine's ticker
+ * (the count of failures in a row rides in the circuit's CLOSED phase, so each close starts it at
+ * 0). The first call after that is the only probe (a CAS from OPEN to HALF_OPEN); its success
+ * closes the breaker, its failure opens it again, and a probe that found the in-flight bound
+ * reached opens it again too. A probe whose caller is interrupted before an answer is handed back:
+ * the breaker is open with its period over, and the next call probes.
+ *
+ * <p>What the shared machine adds to the guard (documented, and tested in
+ * {@code ClusterGuardCircuitTest}):
+ * <ul>
+ *   <li>A probe timeout of {@code openDuration + timeout}: the probe's caller gives up on the store
+ *       after {@code timeout}, so a probe still outstanding an open period later is lost (a client
+ *       whose {@code acquire} blocks, an {@link Error} out of the caller); it counts as failed and
+ *       the next call probes, instead of leaving the breaker half-open for ever. Probes are stamped
+ *       with their call's reading, so the lost probe's late outcome decides nothing.
+ *   <li>A failure counts in the closed period its call started in: a call that started before the
+ *       breaker opened and fails after a probe closed it again (a deadline longer than the open
+ *       duration) does not count towards opening the new period. When {@code openDuration} is
+ *       below {@link Circuit#HORIZON_STEP_NANOS} such a straggler may still count, as every
+ *       failure did before.
+ *   <li>A late reading is decided at the circuit's horizon: as before it never probes before the
+ *       open period ends, and now, like a punctual one, it may probe once the horizon shows the
+ *       period over.
+ * </ul>
  */
 final class ClusterGuard {
 
   private static final System.Logger LOG = System.getLogger(Weir.class.getName());
   private static final FallbackReason[] REASONS = FallbackReason.values();
-
-  private static final int CLOSED = 0;
-  private static final int OPEN = 1;
-  private static final int HALF_OPEN = 2;
 
   final ClusterClient client;
   final ClusterFallback fallback;
@@ -54,9 +72,8 @@ final class ClusterGuard {
   private final int failureThreshold;
   private final int maxInFlight;
 
-  private final AtomicInteger state = new AtomicInteger(CLOSED);
-  private volatile long openUntil;
-  private final AtomicInteger consecutiveFailures = new AtomicInteger();
+  /** The breaker; each closed period carries its count of consecutive failures. */
+  private final Circuit<AtomicInteger> circuit;
   private final AtomicInteger inFlight = new AtomicInteger();
   private final BiConsumer<Object, Throwable> completed = (result, failure) -> inFlight.decrementAndGet();
 
@@ -78,6 +95,24 @@ final class ClusterGuard {
     for (int i = 0; i < fallbacks.length; i++) {
       fallbacks[i] = new LongAdder();
     }
+    this.circuit = new Circuit<>(openNanos, probeTimeoutNanos(options), AtomicInteger::new, this::transition);
+  }
+
+  /** The probe timeout: one open period past the probe's own deadline; see the class comment. */
+  static long probeTimeoutNanos(ClusterOptions options) {
+    return options.openDuration().toNanos() + options.timeout().toNanos();
+  }
+
+  /** Logs the transitions the guard always logged: opening after failures in a row, and closing. */
+  private void transition(CircuitState from, CircuitState to, String reason) {
+    if (from == CircuitState.CLOSED && to == CircuitState.OPEN) {
+      LOG.log(Level.WARNING, "Cluster store {0} failed {1} times in a row ({2}): cluster-mode rules fall back to "
+          + "{3} for {4} ms, then one call probes the store", client.description(), failureThreshold, lastFailure,
+          fallback.name().toLowerCase(java.util.Locale.ROOT), TimeUnit.NANOSECONDS.toMillis(openNanos));
+    } else if (to == CircuitState.CLOSED) {
+      LOG.log(Level.INFO, "Cluster store {0} answers again: cluster-mode rules are counted there again",
+          client.description());
+    }
   }
 
   /**
@@ -85,19 +120,15 @@ final class ClusterGuard {
    * counted). Never throws what the client throws.
    */
   @Nullable ClusterDecision decide(ClusterCounter counter, int permits, long now) {
-    boolean probe = false;
-    int current = state.get();
-    if (current != CLOSED) {
-      if (current == OPEN && now - openUntil >= 0 && state.compareAndSet(OPEN, HALF_OPEN)) {
-        probe = true;
-      } else {
-        return fellBack(FallbackReason.BREAKER_OPEN);
-      }
+    long verdict = circuit.tryPass(now);
+    if (verdict < 0) {
+      return fellBack(FallbackReason.BREAKER_OPEN);
     }
+    boolean probe = verdict == Circuit.PROBE; // stamped with now
     if (inFlight.incrementAndGet() > maxInFlight) {
       inFlight.decrementAndGet();
       if (probe) {
-        reopen(clock.read());
+        circuit.probeFailed(now, clock.read(), "probe found " + maxInFlight + " decisions in flight");
       }
       return fellBack(FallbackReason.SATURATED);
     }
@@ -108,64 +139,65 @@ final class ClusterGuard {
       future.whenComplete(completed);
     } catch (RuntimeException | Error e) {
       inFlight.decrementAndGet();
-      return failed(FallbackReason.ERROR, e, probe);
+      return failed(FallbackReason.ERROR, e, now, probe);
     }
     ClusterDecision decision;
     try {
       decision = future.get(timeoutNanos, TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
       future.cancel(false); // lets the client drop a command it has not sent yet
-      return failed(FallbackReason.TIMEOUT, null, probe);
+      return failed(FallbackReason.TIMEOUT, null, now, probe);
     } catch (ExecutionException e) {
-      return failed(FallbackReason.ERROR, e.getCause() == null ? e : e.getCause(), probe);
+      return failed(FallbackReason.ERROR, e.getCause() == null ? e : e.getCause(), now, probe);
     } catch (CancellationException e) {
-      return failed(FallbackReason.ERROR, e, probe);
+      return failed(FallbackReason.ERROR, e, now, probe);
     } catch (InterruptedException e) {
       // Not the store's fault: restore the flag, fall back, and leave the breaker as it was.
       Thread.currentThread().interrupt();
       if (probe) {
-        state.set(OPEN); // openUntil is already past: the next call probes
+        circuit.probeHandedBack(now, "probe's caller interrupted"); // the next call probes
       }
       return fellBack(FallbackReason.ERROR);
     }
     latencyNanos.add(System.nanoTime() - start);
     latencyCount.increment();
-    succeeded(probe);
+    succeeded(now, probe);
     (decision.admitted() ? admitted : blocked).increment();
     return decision;
   }
 
-  private void succeeded(boolean probe) {
-    if (consecutiveFailures.get() != 0) {
-      consecutiveFailures.set(0);
-    }
+  /** The store answered the call that started at {@code start} (the probe's stamp if {@code probe}). */
+  private void succeeded(long start, boolean probe) {
     if (probe) {
-      state.set(CLOSED);
-      LOG.log(Level.INFO, "Cluster store {0} answers again: cluster-mode rules are counted there again",
-          client.description());
+      // Closing starts a new period with its own count at 0; a stale probe decides nothing.
+      circuit.probeSucceeded(start, clock.read(), "probe answered");
+      return;
+    }
+    // The reset is not atomic with other calls' increments (a failure between the read and the
+    // write is forgotten): a success only ever lowers the count, never opens the breaker.
+    Circuit.Phase<AtomicInteger> period = circuit.closedPeriod(start);
+    if (period != null && period.window().get() != 0) {
+      period.window().set(0);
     }
   }
 
-  private @Nullable ClusterDecision failed(FallbackReason reason, @Nullable Throwable cause, boolean probe) {
+  private @Nullable ClusterDecision failed(FallbackReason reason, @Nullable Throwable cause, long start,
+      boolean probe) {
     lastFailure = cause == null ? "no answer within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + "ms"
         : cause.getClass().getSimpleName() + ": " + cause.getMessage();
     long now = clock.read();
     if (probe) {
-      reopen(now);
-    } else if (consecutiveFailures.incrementAndGet() >= failureThreshold && state.get() == CLOSED) {
-      openUntil = now + openNanos;
-      if (state.compareAndSet(CLOSED, OPEN)) {
-        LOG.log(Level.WARNING, "Cluster store {0} failed {1} times in a row ({2}): cluster-mode rules fall back to "
-            + "{3} for {4} ms, then one call probes the store", client.description(), failureThreshold, lastFailure,
-            fallback.name().toLowerCase(java.util.Locale.ROOT), TimeUnit.NANOSECONDS.toMillis(openNanos));
+      circuit.probeFailed(start, now, "probe failed");
+    } else {
+      // Counted in the closed period the call started in; the trip is a CAS from that period, so
+      // of the calls that reach the threshold together one opens it, and a period that ended
+      // meanwhile is not opened again.
+      Circuit.Phase<AtomicInteger> period = circuit.closedPeriod(start);
+      if (period != null && period.window().incrementAndGet() >= failureThreshold) {
+        circuit.trip(period, now, failureThreshold + " failures in a row");
       }
     }
     return fellBack(reason);
-  }
-
-  private void reopen(long now) {
-    openUntil = now + openNanos;
-    state.set(OPEN);
   }
 
   private @Nullable ClusterDecision fellBack(FallbackReason reason) {
@@ -174,11 +206,7 @@ final class ClusterGuard {
   }
 
   CircuitState breakerState() {
-    return switch (state.get()) {
-      case OPEN -> CircuitState.OPEN;
-      case HALF_OPEN -> CircuitState.HALF_OPEN;
-      default -> CircuitState.CLOSED;
-    };
+    return circuit.state();
   }
 
   long fallbacks(FallbackReason reason) {
