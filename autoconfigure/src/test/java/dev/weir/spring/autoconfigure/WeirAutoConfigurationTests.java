@@ -12,6 +12,7 @@ import dev.weir.cluster.ClusterOptions;
 import dev.weir.rule.FlowRule;
 import dev.weir.rule.RuleSet;
 import dev.weir.spring.aop.RateLimitedAdvisor;
+import dev.weir.spring.properties.WeirProperties;
 import dev.weir.spring.autoconfigure.redis.WeirRedisClusterAutoConfiguration;
 import dev.weir.spring.test.ManualTicker;
 import java.time.Duration;

@@ -173,19 +173,19 @@ class ObservabilityAutoConfigurationTests {
     runner.run(context -> {
       WeirEndpoint endpoint = context.getBean(WeirEndpoint.class);
       WeirEndpoint.ResourceDescriptor done = endpoint.replaceRules(SecurityContext.NONE, "unit.posted",
-          "[{\"count\": 4, \"maxQueueingTime\": \"PT0.1S\", \"controlBehavior\": \"queue\"}]", null, null, null);
+          "{\"flow\": [{\"count\": 4, \"maxQueueingTime\": \"PT0.1S\", \"controlBehavior\": \"queue\"}]}");
       assertThat(done.rules().flow()).singleElement().satisfies(rule -> assertThat(rule)
           .containsEntry("count", 4L).containsEntry("maxQueueingTime", "100ms")
           .containsEntry("controlBehavior", "queue"));
       assertThat(context.getBean(Weir.class).rules().rules("unit.posted").flow()).hasSize(1);
-      assertThatThrownBy(() -> endpoint.replaceRules(SecurityContext.NONE, "unit.posted", "[{\"count\": -4}]",
-          null, null, null)).isInstanceOf(InvalidEndpointRequestException.class)
+      assertThatThrownBy(() -> endpoint.replaceRules(SecurityContext.NONE, "unit.posted",
+          "{\"flow\": [{\"count\": -4}]}")).isInstanceOf(InvalidEndpointRequestException.class)
           .hasMessageContaining("flow[0].count: must be a number >= 0");
-      assertThatThrownBy(() -> endpoint.replaceRules(SecurityContext.NONE, "unit.posted", "{\"count\": 4}",
-          null, null, null)).isInstanceOf(InvalidEndpointRequestException.class)
+      assertThatThrownBy(() -> endpoint.replaceRules(SecurityContext.NONE, "unit.posted",
+          "{\"flow\": {\"count\": 4}}")).isInstanceOf(InvalidEndpointRequestException.class)
           .hasMessageContaining("flow: must be a list of rules");
-      assertThatThrownBy(() -> endpoint.replaceRules(SecurityContext.NONE, "unit.posted", "[{",
-          null, null, null)).isInstanceOf(InvalidEndpointRequestException.class)
+      assertThatThrownBy(() -> endpoint.replaceRules(SecurityContext.NONE, "unit.posted",
+          "{\"flow\": \"[{\"}")).isInstanceOf(InvalidEndpointRequestException.class)
           .hasMessageContaining("flow: must be a JSON list of rules");
       assertThat(context.getBean(Weir.class).rules().rules("unit.posted").flow()).singleElement()
           .satisfies(rule -> assertThat(rule.count()).isEqualTo(4.0));
