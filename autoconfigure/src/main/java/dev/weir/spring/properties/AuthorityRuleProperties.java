@@ -6,7 +6,11 @@ import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
-/** One allow or deny list of callers ({@code weir.authority[*]}). */
+/**
+ * One allow or deny list of callers, as bound from {@code weir.authority[*]} and as posted to the
+ * {@code weir} endpoint under {@code authority}. A missing strategy reads as white; problems are
+ * reported by {@link WeirPropertiesValidator}.
+ */
 public final class AuthorityRuleProperties {
 
   /** The guarded resource. */

@@ -5,7 +5,12 @@ import dev.weir.rule.DegradeStrategy;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
-/** One circuit breaker ({@code weir.degrade[*]}). */
+/**
+ * One circuit breaker, as bound from {@code weir.degrade[*]} and as posted to the {@code weir}
+ * endpoint under {@code degrade}. {@code strategy} and {@code threshold} are required (and
+ * {@code slow-call-threshold} for slow-ratio); {@link WeirPropertiesValidator} reports what is
+ * missing or out of range.
+ */
 public final class DegradeRuleProperties {
 
   /** The guarded resource. */

@@ -7,7 +7,11 @@ import dev.weir.rule.FlowStrategy;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
-/** One flow rule ({@code weir.flow[*]}). */
+/**
+ * One flow rule, as bound from {@code weir.flow[*]} and as posted to the {@code weir} endpoint under
+ * {@code flow}; unset values are the YAML defaults. {@code resource} and {@code count} are
+ * required; {@link WeirPropertiesValidator} reports what is missing or out of range.
+ */
 public final class FlowRuleProperties {
 
   /** The guarded resource (required). */

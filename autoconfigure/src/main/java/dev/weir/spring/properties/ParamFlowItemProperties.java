@@ -2,7 +2,12 @@ package dev.weir.spring.properties;
 
 import org.jspecify.annotations.Nullable;
 
-/** An argument value with a count of its own ({@code weir.param-flow[*].exceptions[*]}). */
+/**
+ * An argument value with a count of its own, as bound from
+ * {@code weir.param-flow[*].exceptions[*]} (the YAML key stays {@code exceptions}). Both values are
+ * required; {@link WeirPropertiesValidator} reports them when missing. Not to be confused with the
+ * engine's {@code dev.weir.ParamFlowException}, a refusal.
+ */
 public final class ParamFlowItemProperties {
 
   /** The argument value, as text. */

@@ -9,7 +9,11 @@ import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
-/** One hot-parameter limit ({@code weir.param-flow[*]}). */
+/**
+ * One hot-parameter limit, as bound from {@code weir.param-flow[*]} and as posted to the
+ * {@code weir} endpoint under {@code paramFlow}. {@code count} is required;
+ * {@link WeirPropertiesValidator} reports what is missing or out of range.
+ */
 public final class ParamFlowRuleProperties {
 
   /** The guarded resource. */
