@@ -102,6 +102,24 @@ class WeirAutoConfigurationTests {
   }
 
   @Test
+  void backsOffForTheApplicationsAdvisor() {
+    runner.withBean("myAdvisor", RateLimitedAdvisor.class, () -> new RateLimitedAdvisor(Weir.builder()::build))
+        .run(context -> {
+          assertThat(context).hasSingleBean(RateLimitedAdvisor.class).hasBean("myAdvisor")
+              .doesNotHaveBean("rateLimitedAdvisor");
+        });
+  }
+
+  @Test
+  void anInvalidConfigurationStopsTheStartBeforeAnyRuleIsLoaded() {
+    runner.withPropertyValues("weir.flow[0].resource=a", "weir.flow[0].count=5", "weir.flow[1].resource=b",
+            "weir.flow[1].count=-1")
+        .run(context -> assertThat(context).getFailure().rootCause()
+            .isInstanceOf(InvalidWeirConfigurationException.class)
+            .hasMessage("Invalid Weir configuration:\n\tweir.flow[1].count: must be a number >= 0, was -1.0"));
+  }
+
+  @Test
   void usesTheApplicationsTicker() {
     runner.withUserConfiguration(TickerConfiguration.class)
         .run(context -> assertThat(context.getBean(Weir.class).ticker()).isSameAs(context.getBean(Ticker.class)));
