@@ -6,12 +6,12 @@ import dev.weir.Weir;
 import dev.weir.rule.InvalidRulesException;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.RuleViolation;
-import dev.weir.spring.autoconfigure.RuleProperties;
+import dev.weir.spring.properties.RuleLists;
+import dev.weir.spring.properties.WeirPropertiesValidator;
 import java.security.Principal;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -45,18 +45,20 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *       those, of that resource, at once; an empty list removes that kind. Rules are written with
  *       the keys of {@code application.yml} in camelCase (or as in YAML) and the same values
  *       ({@code 500ms}, {@code PT1H}, {@code warm-up}); a rule without {@code resource} is for the
- *       resource of the request. They are checked as at start: on any problem nothing changes and
- *       the answer lists every problem with its field ({@code flow[0].count}). An argument that is
- *       not one of those kinds (a misspelt {@code degarde}, a query parameter) is such a problem,
- *       named by itself; see {@link WeirEndpointArgumentsAdvisor}. Rules of other
- *       resources, and the state of rules left equal (circuit breakers, warm-up), are kept. Each
- *       replacement, and each refused one, is logged at INFO.
+ *       resource of the request, and a rule naming another resource is refused. They are checked
+ *       by {@link WeirPropertiesValidator} as at start: on any problem nothing changes and the answer
+ *       lists every problem with its field ({@code flow[0].count}). A key at the top of the body
+ *       that is not one of those kinds (a misspelt {@code degarde}, or {@code resource}: the
+ *       resource is the one in the path) and a query parameter are such problems, named by
+ *       themselves. Rules of other resources, and the state of rules left equal (circuit breakers,
+ *       warm-up), are kept. Each replacement, and each refused one, is logged at INFO.
  * </ul>
  *
  * <p>Rules are shown in the form they are posted in, so that what is read can be changed and
- * posted back. The write operation takes each kind as the JSON text of its list, the string
- * arguments actuator operations take (JMX clients pass it so); over HTTP on Spring MVC,
- * {@link WeirEndpointRequestBodyAdvice} also accepts the lists themselves in the JSON body, and
+ * posted back. The write operation takes the whole body as one argument, {@code rules}: the JSON
+ * text of the object (JMX clients pass it so; a kind may also be given as the JSON text of its
+ * list). Over HTTP on Spring MVC, {@link WeirEndpointRequestBodyAdvice} hands it the posted object
+ * so, since Spring Boot reads an operation's body as a map of strings; and
  * {@link WeirEndpointWebExtension} answers a refused replacement with {@code 400} and the problems.
  * Other technologies get an {@link InvalidEndpointRequestException}.
  */
@@ -64,9 +66,6 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 public final class WeirEndpoint {
 
   private static final Log logger = LogFactory.getLog(WeirEndpoint.class);
-
-  /** The kinds of rules the write operation takes, as named at the top of its body. */
-  private static final List<String> KINDS = List.of("flow", "degrade", "paramFlow", "authority");
 
   private final Weir weir;
   private final Object replacing = new Object();
@@ -109,14 +108,14 @@ public final class WeirEndpoint {
   /**
    * Replaces the rules of the kinds given of one resource; see the type's description.
    *
+   * @param rules the JSON object of the kinds replaced, {@code {"flow": [...], ...}}
    * @return the resource as it is afterwards
    * @throws InvalidEndpointRequestException when the rules are refused; nothing changed then
    */
   @WriteOperation
   public ResourceDescriptor replaceRules(SecurityContext securityContext, @Selector String resource,
-      @Nullable String flow, @Nullable String degrade, @Nullable String paramFlow,
-      @Nullable String authority) {
-    Replacement replacement = replace(securityContext, resource, flow, degrade, paramFlow, authority);
+      @Nullable String rules) {
+    Replacement replacement = replace(securityContext, resource, rules);
     if (replacement.refused() != null) {
       String reason = replacement.refused().detail();
       throw new InvalidEndpointRequestException("Invalid rules for '" + resource + "': " + reason, reason);
@@ -125,95 +124,37 @@ public final class WeirEndpoint {
   }
 
   /** Replaces rules as {@link #replaceRules} does, and tells the outcome rather than throwing. */
-  Replacement replace(SecurityContext securityContext, String resource, @Nullable String flow,
-      @Nullable String degrade, @Nullable String paramFlow, @Nullable String authority) {
-    List<RuleViolation> unknown = unknownKinds(WeirEndpointArgumentsAdvisor.unknownArguments());
-    if (flow == null && degrade == null && paramFlow == null && authority == null) {
-      return refuse(securityContext, resource, !unknown.isEmpty() ? unknown : List.of(new RuleViolation("body",
-          "must give at least one of " + String.join(", ", KINDS) + " (a list of rules each; [] removes that"
-              + " kind)")));
+  Replacement replace(SecurityContext securityContext, String resource, @Nullable String rules) {
+    PostedRules posted = PostedRules.read(resource, rules);
+    List<RuleViolation> violations = new ArrayList<>(posted.unknownKinds());
+    violations.addAll(posted.bindingViolations());
+    if (violations.isEmpty() && posted.givesNoKind()) {
+      violations.add(new RuleViolation("body", "must give at least one of " + String.join(", ", PostedRules.KINDS)
+          + " (a list of rules each; [] removes that kind)"));
     }
-    PostedRules posted = PostedRules.bind(resource, flow, degrade, paramFlow, authority);
-    List<RuleViolation> violations = new ArrayList<>(unknown);
-    if (!posted.violations.isEmpty()) {
-      violations.addAll(posted.violations);
+    if (!posted.bindingViolations().isEmpty() || posted.givesNoKind()) {
       return refuse(securityContext, resource, violations);
     }
-    violations.addAll(RuleProperties.required(orEmpty(posted.flow), orEmpty(posted.degrade),
-        orEmpty(posted.paramFlow)));
-    RuleSet given = RuleProperties.toRuleSet(orEmpty(posted.flow), orEmpty(posted.degrade),
-        orEmpty(posted.paramFlow), orEmpty(posted.authority));
+    RuleLists given = posted.lists();
+    RuleSet givenRules = given.toRuleSet();
     synchronized (replacing) {
-      RuleSet before = weir.rules().rules(resource);
-      RuleSet after = new RuleSet(
-          posted.flow != null ? given.flow() : before.flow(),
-          posted.degrade != null ? given.degrade() : before.degrade(),
-          posted.paramFlow != null ? given.paramFlow() : before.paramFlow(),
-          posted.authority != null ? given.authority() : before.authority());
+      violations.addAll(WeirPropertiesValidator.validateRules(given,
+          posted.applyTo(givenRules, weir.rules().rules(resource)), weir.rules()));
       if (!violations.isEmpty()) {
-        Set<String> reported = violations.stream().map(RuleViolation::field).collect(Collectors.toSet());
-        weir.rules().validate(after).stream().filter(violation -> !reported.contains(violation.field()))
-            .forEach(violations::add);
         return refuse(securityContext, resource, violations);
       }
       // Read and write in one step of the engine, so that a change made by application code
       // between this endpoint's read and its write cannot be overwritten.
-      RuleSet[] written = {after};
+      RuleSet[] written = new RuleSet[1];
+      RuleSet before;
       try {
-        before = weir.rules().update(resource, current -> written[0] = new RuleSet(
-            posted.flow != null ? given.flow() : current.flow(),
-            posted.degrade != null ? given.degrade() : current.degrade(),
-            posted.paramFlow != null ? given.paramFlow() : current.paramFlow(),
-            posted.authority != null ? given.authority() : current.authority()));
+        before = weir.rules().update(resource, current -> written[0] = posted.applyTo(givenRules, current));
       } catch (InvalidRulesException ex) {
         return refuse(securityContext, resource, ex.violations());
       }
       logReplaced(securityContext, resource, before, written[0], posted);
       return new Replacement(describe(resource, written[0]), null);
     }
-  }
-
-  /**
-   * Names each argument the write operation does not take as a violation: a misspelt kind would
-   * otherwise be dropped, and its rules silently kept as they were.
-   */
-  private static List<RuleViolation> unknownKinds(List<String> names) {
-    List<RuleViolation> out = new ArrayList<>();
-    for (String name : names) {
-      String meant = KINDS.stream().filter(kind -> looksLike(name, kind)).findFirst()
-          .map(kind -> " (did you mean '" + kind + "'?)").orElse("");
-      out.add(new RuleViolation(name, "is not a kind of rules" + meant + "; the body takes "
-          + String.join(", ", KINDS) + ", a list of rules each"));
-    }
-    return out;
-  }
-
-  /** Whether {@code name} is {@code kind} written otherwise ({@code param-flow}) or with one or two typos. */
-  private static boolean looksLike(String name, String kind) {
-    String plain = name.replace("-", "").replace("_", "").toLowerCase(Locale.ROOT);
-    String target = kind.toLowerCase(Locale.ROOT);
-    return plain.equals(target) || distance(plain, target) <= 2;
-  }
-
-  /** The edit distance of two short strings (insertions, deletions, substitutions, transpositions). */
-  private static int distance(String a, String b) {
-    int[][] d = new int[a.length() + 1][b.length() + 1];
-    for (int i = 0; i <= a.length(); i++) {
-      d[i][0] = i;
-    }
-    for (int j = 0; j <= b.length(); j++) {
-      d[0][j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      for (int j = 1; j <= b.length(); j++) {
-        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
-        if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
-          d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-        }
-      }
-    }
-    return d[a.length()][b.length()];
   }
 
   private ResourceDescriptor describe(String resource, RuleSet rules) {
@@ -227,10 +168,6 @@ public final class WeirEndpoint {
     return new ResourceDescriptor(statistics.passQps(), statistics.blockQps(), statistics.successQps(),
         statistics.exceptionQps(), statistics.avgRtMillis(), statistics.activeCalls(),
         RulesJson.circuitState(statistics.circuitState()), rulesDescriptor);
-  }
-
-  private static <T> List<T> orEmpty(@Nullable List<T> list) {
-    return list != null ? list : List.of();
   }
 
   private static Replacement refuse(SecurityContext securityContext, String resource,
@@ -249,17 +186,17 @@ public final class WeirEndpoint {
       return;
     }
     List<String> changes = new ArrayList<>();
-    if (posted.flow != null) {
+    if (posted.gives("flow")) {
       changes.add(change("flow", RulesJson.flow(before.flow()), RulesJson.flow(after.flow())));
     }
-    if (posted.degrade != null) {
+    if (posted.gives("degrade")) {
       changes.add(change("degrade", RulesJson.degrade(before.degrade()), RulesJson.degrade(after.degrade())));
     }
-    if (posted.paramFlow != null) {
+    if (posted.gives("param-flow")) {
       changes.add(change("param-flow", RulesJson.paramFlow(before.paramFlow()),
           RulesJson.paramFlow(after.paramFlow())));
     }
-    if (posted.authority != null) {
+    if (posted.gives("authority")) {
       changes.add(change("authority", RulesJson.authority(before.authority()),
           RulesJson.authority(after.authority())));
     }

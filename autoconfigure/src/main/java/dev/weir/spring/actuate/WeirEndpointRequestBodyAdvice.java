@@ -2,7 +2,6 @@ package dev.weir.spring.actuate;
 
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.ByteArrayInputStream;
-import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Type;
 import java.util.Map;
@@ -20,20 +19,28 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestBodyAdviceAd
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Lets {@code POST /actuator/weir/{resource}} take its rules as JSON lists, as in
+ * Lets {@code POST /actuator/weir/{resource}} take its rules as a JSON object of lists, as in
  * {@code {"flow": [{"count": 5}]}}, on Spring MVC.
  *
- * <p>Spring Boot reads the body of an actuator write operation as a map of strings, so a list in it
- * would be refused before {@link WeirEndpoint} sees it. For that one operation only, this advice
- * turns each list or object at the top of the body into its JSON text; {@link WeirEndpoint} reads
- * that text back. Bodies of other requests and operations are left alone, and a body that is not
- * a JSON object is passed on untouched, to be refused as before.
+ * <p>Spring Boot reads the body of every actuator write operation on Spring MVC as a map of
+ * strings ({@code AbstractWebMvcEndpointHandlerMapping.OperationHandler#handle(HttpServletRequest,
+ * Map<String, String>)}, through the application's message converters), so a list in it is refused
+ * before any operation parameter or endpoint converter sees it; and it merges the keys of the body
+ * into the operation's arguments, over the path's {@code {resource}}. For that one operation only,
+ * this advice hands Spring Boot a body with one key, {@code rules}, whose value is the JSON text of
+ * the object posted, with the query parameters added as keys (they are arguments too, and
+ * {@link WeirEndpoint} refuses what is not a kind of rules). A key of the body can then neither be
+ * lost nor take the place of the path's resource. Bodies of other requests and operations are left
+ * alone, and a body that is not a JSON object is passed on untouched, to be refused as before.
  */
 @ControllerAdvice
 public final class WeirEndpointRequestBodyAdvice extends RequestBodyAdviceAdapter {
+
+  private static final String ACTUATOR_WEB_PACKAGE = "org.springframework.boot.webmvc.actuate.endpoint.web.";
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
@@ -52,7 +59,8 @@ public final class WeirEndpointRequestBodyAdvice extends RequestBodyAdviceAdapte
   @Override
   public boolean supports(MethodParameter methodParameter, Type targetType,
       Class<? extends HttpMessageConverter<?>> converterType) {
-    if (!Map.class.equals(methodParameter.getParameterType())) {
+    if (!Map.class.equals(methodParameter.getParameterType())
+        || !methodParameter.getDeclaringClass().getName().startsWith(ACTUATOR_WEB_PACKAGE)) {
       return false;
     }
     RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
@@ -67,12 +75,15 @@ public final class WeirEndpointRequestBodyAdvice extends RequestBodyAdviceAdapte
 
   @Override
   public HttpInputMessage beforeBodyRead(HttpInputMessage inputMessage, MethodParameter parameter, Type targetType,
-      Class<? extends HttpMessageConverter<?>> converterType) throws IOException {
+      Class<? extends HttpMessageConverter<?>> converterType) throws java.io.IOException {
     byte[] body = inputMessage.getBody().readAllBytes();
-    return new Message(inputMessage.getHeaders(), stringifyLists(body));
+    RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
+    Map<String, String[]> query = attributes instanceof ServletRequestAttributes servlet
+        ? servlet.getRequest().getParameterMap() : Map.of();
+    return new Message(inputMessage.getHeaders(), asOneArgument(body, query));
   }
 
-  private static byte[] stringifyLists(byte[] body) {
+  private static byte[] asOneArgument(byte[] body, Map<String, String[]> query) {
     JsonNode tree;
     try {
       tree = JSON.readTree(body);
@@ -82,12 +93,17 @@ public final class WeirEndpointRequestBodyAdvice extends RequestBodyAdviceAdapte
     if (!(tree instanceof ObjectNode object)) {
       return body;
     }
-    for (Map.Entry<String, JsonNode> property : object.properties()) {
-      if (property.getValue().isContainer()) {
-        property.setValue(object.textNode(JSON.writeValueAsString(property.getValue())));
+    query.forEach((name, values) -> {
+      if (!object.has(name)) {
+        ArrayNode array = object.putArray(name);
+        for (String value : values) {
+          array.add(value);
+        }
       }
-    }
-    return JSON.writeValueAsBytes(object);
+    });
+    ObjectNode wrapped = JSON.createObjectNode();
+    wrapped.put("rules", JSON.writeValueAsString(object));
+    return JSON.writeValueAsBytes(wrapped);
   }
 
   private record Message(HttpHeaders headers, byte[] body) implements HttpInputMessage {

@@ -32,10 +32,8 @@ public final class WeirEndpointWebExtension {
   /** Replaces the rules of the kinds given of one resource; see {@link WeirEndpoint}. */
   @WriteOperation
   public WebEndpointResponse<OperationResponseBody> replaceRules(SecurityContext securityContext,
-      @Selector String resource, @Nullable String flow, @Nullable String degrade, @Nullable String paramFlow,
-      @Nullable String authority) {
-    WeirEndpoint.Replacement replacement = endpoint.replace(securityContext, resource, flow, degrade, paramFlow,
-        authority);
+      @Selector String resource, @Nullable String rules) {
+    WeirEndpoint.Replacement replacement = endpoint.replace(securityContext, resource, rules);
     if (replacement.refused() != null) {
       return new WebEndpointResponse<>(replacement.refused(), WebEndpointResponse.STATUS_BAD_REQUEST);
     }

@@ -2,13 +2,14 @@ package dev.weir.spring.autoconfigure;
 
 import dev.weir.ResourceStatistics;
 import dev.weir.Weir;
-import dev.weir.rule.FlowRule;
-import dev.weir.rule.FlowStrategy;
 import dev.weir.rule.ResourceRule;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.RuleViolation;
 import dev.weir.spring.aop.RateLimitedAdvisor;
-import java.util.ArrayList;
+import dev.weir.spring.properties.RuleLists;
+import dev.weir.spring.properties.Spelling;
+import dev.weir.spring.properties.WeirProperties;
+import dev.weir.spring.properties.WeirPropertiesValidator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -54,7 +55,7 @@ final class WeirStartupCheck implements SmartInitializingSingleton, ApplicationL
       inspectBeans(rateLimited);
     }
     Weir engine = weir.getIfUnique();
-    RuleSet configured = RuleProperties.toRuleSet(properties);
+    RuleSet configured = RuleLists.of(properties).toRuleSet();
     if (engine == null || configured.isEmpty()) {
       return;
     }
@@ -66,7 +67,7 @@ final class WeirStartupCheck implements SmartInitializingSingleton, ApplicationL
           + " Weir bean.");
       return;
     }
-    checkReferences(engine, configured.flow(), rateLimited);
+    checkReferences(engine, rateLimited);
   }
 
   private void inspectBeans(RateLimitedAdvisor rateLimited) {
@@ -87,21 +88,12 @@ final class WeirStartupCheck implements SmartInitializingSingleton, ApplicationL
     }
   }
 
-  private void checkReferences(Weir engine, List<FlowRule> rules, @Nullable RateLimitedAdvisor rateLimited) {
+  private void checkReferences(Weir engine, @Nullable RateLimitedAdvisor rateLimited) {
     Set<String> known = new TreeSet<>(engine.resources());
     if (rateLimited != null) {
       known.addAll(rateLimited.resources());
     }
-    List<RuleViolation> violations = new ArrayList<>();
-    for (int i = 0; i < rules.size(); i++) {
-      FlowRule rule = rules.get(i);
-      String ref = rule.refResource();
-      if (rule.strategy() == FlowStrategy.RELATED && ref != null && !known.contains(ref)) {
-        violations.add(new RuleViolation("weir.flow[" + i + "].ref-resource", "names resource '" + ref
-            + "', which no @RateLimited method, rule or call at start uses" + suggestion(ref, known)
-            + "; known resources: " + known));
-      }
-    }
+    List<RuleViolation> violations = WeirPropertiesValidator.unknownReferences(properties, known);
     if (!violations.isEmpty()) {
       throw new InvalidWeirConfigurationException(violations);
     }
@@ -128,7 +120,7 @@ final class WeirStartupCheck implements SmartInitializingSingleton, ApplicationL
       }
     }
     Set<String> warned = new HashSet<>();
-    RuleSet configured = RuleProperties.toRuleSet(properties);
+    RuleSet configured = RuleLists.of(properties).toRuleSet();
     warnUnused("weir.flow", configured.flow(), used, warned);
     warnUnused("weir.degrade", configured.degrade(), used, warned);
     warnUnused("weir.param-flow", configured.paramFlow(), used, warned);
@@ -140,41 +132,8 @@ final class WeirStartupCheck implements SmartInitializingSingleton, ApplicationL
       String resource = rules.get(i).resource();
       if (!used.contains(resource) && warned.add(resource)) {
         logger.warn(property + "[" + i + "].resource '" + resource + "' is used by no @RateLimited method and no"
-            + " call so far" + suggestion(resource, used) + ". Check its spelling; resources in use: " + used);
+            + " call so far" + Spelling.suggestion(resource, used) + ". Check its spelling; resources in use: " + used);
       }
     }
-  }
-
-  /** Returns ", did you mean 'x'" for the closest name within a few edits, else nothing. */
-  static String suggestion(String name, Set<String> names) {
-    String best = null;
-    int bestDistance = Math.max(2, name.length() / 4) + 1;
-    for (String candidate : names) {
-      int distance = distance(name.toLowerCase(java.util.Locale.ROOT), candidate.toLowerCase(java.util.Locale.ROOT));
-      if (distance < bestDistance) {
-        best = candidate;
-        bestDistance = distance;
-      }
-    }
-    return best == null ? "" : " (did you mean '" + best + "'?)";
-  }
-
-  private static int distance(String a, String b) {
-    int[] previous = new int[b.length() + 1];
-    int[] current = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      previous[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      current[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-        current[j] = Math.min(substitution, Math.min(previous[j] + 1, current[j - 1] + 1));
-      }
-      int[] swap = previous;
-      previous = current;
-      current = swap;
-    }
-    return previous[b.length()];
   }
 }

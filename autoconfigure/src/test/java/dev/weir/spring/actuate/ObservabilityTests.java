@@ -1,5 +1,6 @@
 package dev.weir.spring.actuate;
 
+import static dev.weir.spring.test.Refusals.assertRefusedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -7,6 +8,7 @@ import dev.weir.DegradeException;
 import dev.weir.FlowException;
 import dev.weir.Weir;
 import dev.weir.rule.FlowRule;
+import dev.weir.rule.RuleKind;
 import dev.weir.spring.actuate.ObservabilityTestApplication.DownstreamFailure;
 import dev.weir.spring.actuate.ObservabilityTestApplication.Guarded;
 import dev.weir.spring.test.ManualTicker;
@@ -249,7 +251,7 @@ class ObservabilityTests {
         .satisfies(rule -> assertThat(map(rule)).containsEntry("strategy", "error-ratio"));
 
     assertThat(get("/write").statusCode()).isEqualTo(200);
-    assertThat(get("/write").statusCode()).as("the new limit, 1 a minute").isEqualTo(429);
+    assertRefusedBy(RuleKind.FLOW, get("/write")); // the new limit, 1 a minute
     assertThat(weir.rules().rules("obs.write").flow()).singleElement()
         .satisfies(rule -> assertThat(rule.count()).isEqualTo(1.0));
     assertThat(json(get("/actuator/weir/obs.other"))).as("other resources are untouched").isEqualTo(otherBefore);
@@ -260,7 +262,7 @@ class ObservabilityTests {
   @Test
   void invalidRulesAreRefusedWithEveryReasonAndNothingChanges(CapturedOutput output) throws Exception {
     assertThat(get("/invalid").statusCode()).isEqualTo(200);
-    assertThat(get("/invalid").statusCode()).isEqualTo(429);
+    assertRefusedBy(RuleKind.FLOW, get("/invalid"));
 
     HttpResponse<String> negative = post("/actuator/weir/obs.invalid",
         "{\"flow\": [{\"count\": -1}], \"degrade\": [{\"strategy\": \"error-ratio\", \"threshold\": 2}]}");
@@ -292,7 +294,7 @@ class ObservabilityTests {
     assertThat(weir.rules().rules("obs.invalid").flow()).singleElement()
         .satisfies(rule -> assertThat(rule.count()).isEqualTo(1.0));
     assertThat(weir.rules().rules("obs.invalid").degrade()).isEmpty();
-    assertThat(get("/invalid").statusCode()).as("the old rule is still in force").isEqualTo(429);
+    assertRefusedBy(RuleKind.FLOW, get("/invalid")); // the old rule is still in force
     assertThat(output).contains("Rules of 'obs.invalid' not replaced through the weir endpoint: "
         + "flow[0].count: must be a number >= 0");
   }
@@ -326,6 +328,27 @@ class ObservabilityTests {
     assertThat(weir.rules().rules("obs.typo").degrade()).singleElement()
         .satisfies(rule -> assertThat(rule.threshold()).isEqualTo(3.0));
     assertThat(output).contains("Rules of 'obs.typo' not replaced through the weir endpoint: degarde: is not a kind");
+  }
+
+  @Test
+  void aResourceInTheBodyOrQueryNeverSelectsAnotherResource() throws Exception {
+    Map<String, Object> typo = json(get("/actuator/weir/obs.typo"));
+    Map<String, Object> other = json(get("/actuator/weir/obs.other"));
+
+    HttpResponse<String> body = post("/actuator/weir/obs.typo", "{\"resource\": \"obs.other\", \"flow\": [{\"count\": 9}]}");
+    assertThat(body.statusCode()).as(body.body()).isEqualTo(400);
+    assertThat(json(body)).containsEntry("resource", "obs.typo");
+    assertThat(list(json(body).get("violations"))).singleElement().satisfies(violation -> {
+      assertThat(map(violation)).containsEntry("field", "resource");
+      assertThat((String) map(violation).get("message"))
+          .startsWith("is not a kind of rules (the resource is the one named in the path)");
+    });
+    HttpResponse<String> query = post("/actuator/weir/obs.typo?resource=obs.other", "{\"flow\": [{\"count\": 9}]}");
+    assertThat(query.statusCode()).as(query.body()).isEqualTo(400);
+    assertThat(query.body()).contains("\"field\":\"resource\"");
+
+    assertThat(json(get("/actuator/weir/obs.other")).get("rules")).as("nothing changed").isEqualTo(other.get("rules"));
+    assertThat(json(get("/actuator/weir/obs.typo")).get("rules")).as("nothing changed").isEqualTo(typo.get("rules"));
   }
 
   private void assertTypoRefused(String json, String field, String message) throws Exception {
@@ -413,7 +436,7 @@ class ObservabilityTests {
   @Test
   void prometheusScrapeCarriesTheMeters() throws Exception {
     assertThat(get("/scraped").statusCode()).isEqualTo(200);
-    assertThat(get("/scraped").statusCode()).isEqualTo(429);
+    assertRefusedBy(RuleKind.FLOW, get("/scraped"));
     HttpResponse<String> scrape = get("/actuator/prometheus");
     assertThat(scrape.statusCode()).isEqualTo(200);
     assertThat(scrape.body()).contains(

@@ -7,19 +7,17 @@ import dev.weir.FlowException;
 import dev.weir.Ticker;
 import dev.weir.Weir;
 import dev.weir.annotation.RateLimited;
-import dev.weir.cluster.ClusterClient;
 import dev.weir.cluster.ClusterOptions;
 import dev.weir.rule.FlowRule;
 import dev.weir.rule.RuleSet;
 import dev.weir.spring.aop.RateLimitedAdvisor;
-import dev.weir.spring.autoconfigure.redis.WeirRedisClusterAutoConfiguration;
+import dev.weir.spring.properties.WeirProperties;
 import dev.weir.spring.test.ManualTicker;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
-import org.mockito.Mockito;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
@@ -35,7 +33,6 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.io.support.SpringFactoriesLoader;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 /** The auto-configuration, in contexts built for each case. */
@@ -102,6 +99,24 @@ class WeirAutoConfigurationTests {
       assertThat(context).hasSingleBean(Weir.class);
       assertThat(context.getBean(Weir.class)).isSameAs(context.getBean(OwnEngineConfiguration.class).weir);
     });
+  }
+
+  @Test
+  void backsOffForTheApplicationsAdvisor() {
+    runner.withBean("myAdvisor", RateLimitedAdvisor.class, () -> new RateLimitedAdvisor(Weir.builder()::build))
+        .run(context -> {
+          assertThat(context).hasSingleBean(RateLimitedAdvisor.class).hasBean("myAdvisor")
+              .doesNotHaveBean("rateLimitedAdvisor");
+        });
+  }
+
+  @Test
+  void anInvalidConfigurationStopsTheStartBeforeAnyRuleIsLoaded() {
+    runner.withPropertyValues("weir.flow[0].resource=a", "weir.flow[0].count=5", "weir.flow[1].resource=b",
+            "weir.flow[1].count=-1")
+        .run(context -> assertThat(context).getFailure().rootCause()
+            .isInstanceOf(InvalidWeirConfigurationException.class)
+            .hasMessage("Invalid Weir configuration:\n\tweir.flow[1].count: must be a number >= 0, was -1.0"));
   }
 
   @Test
@@ -203,37 +218,6 @@ class WeirAutoConfigurationTests {
   @Test
   void clusterPropertyDefaultsAreTheEngineDefaults() {
     assertThat(new WeirProperties().getCluster().toOptions()).isEqualTo(ClusterOptions.DEFAULTS);
-  }
-
-  @Test
-  void clusterModeWithoutSpringDataRedisStopsTheStartNamingTheProperty() {
-    runner.withClassLoader(new FilteredClassLoader("org.springframework.data.redis", "io.lettuce"))
-        .withConfiguration(AutoConfigurations.of(WeirRedisClusterAutoConfiguration.class))
-        .withPropertyValues("weir.cluster.enabled=true")
-        .run(context -> assertThat(context).getFailure().rootCause()
-            .isInstanceOf(InvalidWeirConfigurationException.class)
-            .hasMessageContaining("weir.cluster.enabled")
-            .hasMessageContaining("needs spring-boot-starter-data-redis"));
-  }
-
-  @Test
-  void clusterModeOnANonLettuceConnectionFactoryStopsTheStart() {
-    runner.withConfiguration(AutoConfigurations.of(WeirRedisClusterAutoConfiguration.class))
-        .withBean(RedisConnectionFactory.class, () -> Mockito.mock(RedisConnectionFactory.class))
-        .withPropertyValues("weir.cluster.enabled=true")
-        .run(context -> assertThat(context).getFailure().rootCause()
-            .isInstanceOf(InvalidWeirConfigurationException.class)
-            .hasMessageContaining("weir.cluster.enabled")
-            .hasMessageContaining("needs one Lettuce RedisConnectionFactory"));
-  }
-
-  @Test
-  void clusterModeOffCreatesNoRedisClient() {
-    runner.withConfiguration(AutoConfigurations.of(WeirRedisClusterAutoConfiguration.class))
-        .run(context -> {
-          assertThat(context).hasNotFailed().doesNotHaveBean(ClusterClient.class);
-          assertThat(context.getBean(Weir.class).cluster()).isNull();
-        });
   }
 
   @Test

@@ -2,7 +2,6 @@ package dev.weir.spring.autoconfigure.actuate;
 
 import dev.weir.Weir;
 import dev.weir.spring.actuate.WeirEndpoint;
-import dev.weir.spring.actuate.WeirEndpointArgumentsAdvisor;
 import dev.weir.spring.actuate.WeirEndpointRequestBodyAdvice;
 import dev.weir.spring.actuate.WeirEndpointWebExtension;
 import dev.weir.spring.autoconfigure.WeirAutoConfiguration;
@@ -25,9 +24,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Auto-configuration of the {@code weir} actuator endpoint ({@link WeirEndpoint}, its HTTP answers,
- * {@link WeirEndpointWebExtension}, the {@link WeirEndpointArgumentsAdvisor} that lets its write
- * operation refuse arguments it does not take, and on Spring MVC the {@link WeirEndpointRequestBodyAdvice} that
- * lets its write operation take JSON lists). Like every actuator endpoint it exists only when it is
+ * {@link WeirEndpointWebExtension}, and on Spring MVC the {@link WeirEndpointRequestBodyAdvice} that
+ * lets its write operation take a JSON object of lists). Like every actuator endpoint it exists only when it is
  * available: accessible ({@code management.endpoint.weir.access}) and exposed, for HTTP with
  * {@code management.endpoints.web.exposure.include=weir}.
  */
@@ -42,13 +40,6 @@ public final class WeirEndpointAutoConfiguration {
   @ConditionalOnAvailableEndpoint
   WeirEndpoint weirEndpoint(Weir weir) {
     return new WeirEndpoint(weir);
-  }
-
-  @Bean
-  @ConditionalOnMissingBean
-  @ConditionalOnAvailableEndpoint(endpoint = WeirEndpoint.class)
-  WeirEndpointArgumentsAdvisor weirEndpointArgumentsAdvisor() {
-    return new WeirEndpointArgumentsAdvisor();
   }
 
   @Bean

@@ -2,8 +2,8 @@ package dev.weir.spring.autoconfigure.metrics;
 
 import dev.weir.Weir;
 import dev.weir.spring.autoconfigure.WeirAutoConfiguration;
-import dev.weir.spring.autoconfigure.WeirProperties;
 import dev.weir.spring.metrics.WeirMeterBinder;
+import dev.weir.spring.properties.WeirProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import java.util.List;

@@ -4,7 +4,8 @@ import dev.weir.cluster.ClusterClient;
 import dev.weir.rule.RuleViolation;
 import dev.weir.spring.autoconfigure.InvalidWeirConfigurationException;
 import dev.weir.spring.autoconfigure.WeirAutoConfiguration;
-import dev.weir.spring.autoconfigure.WeirProperties;
+import dev.weir.spring.properties.WeirProperties;
+import dev.weir.spring.properties.WeirPropertiesValidator;
 import dev.weir.spring.redis.RedisClusterClient;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
@@ -23,7 +24,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * the engine then counts cluster-mode flow rules with. An application that defines its own
  * {@link ClusterClient} bean keeps it. A connection factory that is not Lettuce's stops the start
  * with a message, as does {@code weir.cluster.enabled=true} without Spring Data Redis (reported by
- * {@link WeirAutoConfiguration}).
+ * {@link WeirPropertiesValidator}).
  */
 @AutoConfiguration(before = WeirAutoConfiguration.class,
     afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
@@ -45,8 +46,8 @@ public final class WeirRedisClusterAutoConfiguration {
               + (factory == null ? "none" : factory.getClass().getName()))));
     }
     String prefix = properties.getCluster().getKeyPrefix();
-    if (prefix == null || prefix.isBlank() || prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
-      // WeirAutoConfiguration reports it with every other problem; a valid stand-in keeps this bean.
+    if (!WeirPropertiesValidator.isValidKeyPrefix(prefix)) {
+      // WeirPropertiesValidator reports it with every other problem; a valid stand-in keeps this bean.
       prefix = "weir";
     }
     return new RedisClusterClient(lettuce, prefix);

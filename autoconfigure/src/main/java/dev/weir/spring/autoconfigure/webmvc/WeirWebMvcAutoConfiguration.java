@@ -2,7 +2,7 @@ package dev.weir.spring.autoconfigure.webmvc;
 
 import dev.weir.Weir;
 import dev.weir.spring.autoconfigure.WeirAutoConfiguration;
-import dev.weir.spring.autoconfigure.WeirProperties;
+import dev.weir.spring.properties.WeirProperties;
 import dev.weir.spring.webmvc.BlockExceptionResolver;
 import dev.weir.spring.webmvc.BlockResponseFactory;
 import dev.weir.spring.webmvc.OriginResolver;

@@ -1,0 +1,63 @@
+package dev.weir.spring.autoconfigure;
+
+import dev.weir.Sleeper;
+import dev.weir.Ticker;
+import dev.weir.Weir;
+import dev.weir.cluster.ClusterClient;
+import dev.weir.rule.RuleSet;
+import dev.weir.rule.SystemRule;
+import dev.weir.spring.properties.RuleLists;
+import dev.weir.spring.properties.WeirProperties;
+import dev.weir.spring.properties.WeirPropertiesValidator;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
+
+/**
+ * Builds the auto-configured engine from {@code weir.*} and loads its rules. Values out of range are
+ * left at the engine's defaults when building; {@link WeirPropertiesValidator} reports them, and
+ * the engine is closed unused.
+ */
+final class WeirEngines {
+
+  private WeirEngines() {
+  }
+
+  /** Returns an engine with the settings of {@code properties}, the given beans, and no rules of its own yet. */
+  static Weir build(WeirProperties properties, @Nullable ClusterClient clusterClient, ObjectProvider<Ticker> ticker,
+      ObjectProvider<Sleeper> sleeper, ObjectProvider<WeirBuilderCustomizer> customizers) {
+    Weir.Builder builder = Weir.builder();
+    ifValid(builder, b -> b.maxResources(properties.getMaxResources()));
+    ifValid(builder, b -> b.sampleCount(properties.getStatistics().getSampleCount()));
+    if (clusterClient != null) {
+      ifValid(builder, b -> b.cluster(clusterClient, properties.getCluster().toOptions()));
+    }
+    ticker.ifAvailable(builder::ticker);
+    sleeper.ifAvailable(builder::sleeper);
+    customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+    return builder.build();
+  }
+
+  /**
+   * Loads the rules of {@code properties} into {@code weir}, resource by resource, so that rules a
+   * customizer gave other resources stay; and the system rule when one is set.
+   */
+  static void load(Weir weir, WeirProperties properties) {
+    RuleSet rules = RuleLists.of(properties).toRuleSet();
+    for (String resource : rules.resources()) {
+      weir.rules().replace(resource, rules.forResource(resource));
+    }
+    SystemRule system = properties.getSystem().toRule();
+    if (system.isActive()) {
+      weir.rules().replaceSystemRule(system);
+    }
+  }
+
+  private static void ifValid(Weir.Builder builder, Consumer<Weir.Builder> setting) {
+    try {
+      setting.accept(builder);
+    } catch (IllegalArgumentException | NullPointerException invalid) {
+      // Reported with its property path by WeirPropertiesValidator.
+    }
+  }
+}

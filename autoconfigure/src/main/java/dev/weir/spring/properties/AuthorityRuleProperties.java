@@ -1,0 +1,53 @@
+package dev.weir.spring.properties;
+
+import dev.weir.rule.AuthorityRule;
+import dev.weir.rule.AuthorityStrategy;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One allow or deny list of callers, as bound from {@code weir.authority[*]} and as posted to the
+ * {@code weir} endpoint under {@code authority}. A missing strategy reads as white; problems are
+ * reported by {@link WeirPropertiesValidator}.
+ */
+public final class AuthorityRuleProperties {
+
+  /** The guarded resource. */
+  private @Nullable String resource;
+
+  /** white: only the listed origins may call; black: the listed origins may not. */
+  private @Nullable AuthorityStrategy strategy;
+
+  /** The origins listed. */
+  private List<String> limitApp = new ArrayList<>();
+
+  public @Nullable String getResource() {
+    return resource;
+  }
+
+  public void setResource(@Nullable String resource) {
+    this.resource = resource;
+  }
+
+  public @Nullable AuthorityStrategy getStrategy() {
+    return strategy;
+  }
+
+  public void setStrategy(@Nullable AuthorityStrategy strategy) {
+    this.strategy = strategy;
+  }
+
+  public List<String> getLimitApp() {
+    return limitApp;
+  }
+
+  public void setLimitApp(List<String> limitApp) {
+    this.limitApp = limitApp;
+  }
+
+  /** Returns the rule; a missing strategy reads as white. */
+  AuthorityRule toRule() {
+    return new AuthorityRule(resource == null ? "" : resource, strategy, limitApp);
+  }
+}

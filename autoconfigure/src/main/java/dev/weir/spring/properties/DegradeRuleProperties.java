@@ -1,0 +1,98 @@
+package dev.weir.spring.properties;
+
+import dev.weir.rule.DegradeRule;
+import dev.weir.rule.DegradeStrategy;
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One circuit breaker, as bound from {@code weir.degrade[*]} and as posted to the {@code weir}
+ * endpoint under {@code degrade}. {@code strategy} and {@code threshold} are required (and
+ * {@code slow-call-threshold} for slow-ratio); {@link WeirPropertiesValidator} reports what is
+ * missing or out of range.
+ */
+public final class DegradeRuleProperties {
+
+  /** The guarded resource. */
+  private @Nullable String resource;
+
+  /** What opens the circuit: slow-ratio, error-ratio or error-count. */
+  private @Nullable DegradeStrategy strategy;
+
+  /** A ratio in [0, 1] for the ratio strategies, or a count for error-count. */
+  private @Nullable Double threshold;
+
+  /** Strategy slow-ratio: calls slower than this are slow. */
+  private @Nullable Duration slowCallThreshold;
+
+  /** Calls needed in a stat-interval before the circuit may open. */
+  private int minRequestAmount = 5;
+
+  /** The window the threshold is measured over. */
+  private Duration statInterval = Duration.ofSeconds(1);
+
+  /** How long the circuit stays open before one probe call decides. */
+  private Duration openDuration = Duration.ofSeconds(10);
+
+  public @Nullable String getResource() {
+    return resource;
+  }
+
+  public void setResource(@Nullable String resource) {
+    this.resource = resource;
+  }
+
+  public @Nullable DegradeStrategy getStrategy() {
+    return strategy;
+  }
+
+  public void setStrategy(@Nullable DegradeStrategy strategy) {
+    this.strategy = strategy;
+  }
+
+  public @Nullable Double getThreshold() {
+    return threshold;
+  }
+
+  public void setThreshold(@Nullable Double threshold) {
+    this.threshold = threshold;
+  }
+
+  public @Nullable Duration getSlowCallThreshold() {
+    return slowCallThreshold;
+  }
+
+  public void setSlowCallThreshold(@Nullable Duration slowCallThreshold) {
+    this.slowCallThreshold = slowCallThreshold;
+  }
+
+  public int getMinRequestAmount() {
+    return minRequestAmount;
+  }
+
+  public void setMinRequestAmount(int minRequestAmount) {
+    this.minRequestAmount = minRequestAmount;
+  }
+
+  public Duration getStatInterval() {
+    return statInterval;
+  }
+
+  public void setStatInterval(Duration statInterval) {
+    this.statInterval = statInterval;
+  }
+
+  public Duration getOpenDuration() {
+    return openDuration;
+  }
+
+  public void setOpenDuration(Duration openDuration) {
+    this.openDuration = openDuration;
+  }
+
+  /** Returns the rule; missing required values are reported by {@link WeirPropertiesValidator}. */
+  DegradeRule toRule() {
+    return new DegradeRule(resource == null ? "" : resource, strategy, threshold == null ? Double.NaN : threshold,
+        slowCallThreshold, minRequestAmount, statInterval, openDuration);
+  }
+}

@@ -1,0 +1,177 @@
+package dev.weir.spring.properties;
+
+import dev.weir.rule.ControlBehavior;
+import dev.weir.rule.FlowGrade;
+import dev.weir.rule.FlowRule;
+import dev.weir.rule.FlowStrategy;
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One flow rule, as bound from {@code weir.flow[*]} and as posted to the {@code weir} endpoint under
+ * {@code flow}; unset values are the YAML defaults. {@code resource} and {@code count} are
+ * required; {@link WeirPropertiesValidator} reports what is missing or out of range.
+ */
+public final class FlowRuleProperties {
+
+  /** The guarded resource (required). */
+  private @Nullable String resource;
+
+  /** The limit (required), at least 0; 0 refuses every call. */
+  private @Nullable Double count;
+
+  /** What is counted: qps (admissions per interval) or threads (calls inside at once). */
+  private FlowGrade grade = FlowGrade.QPS;
+
+  /** Grade qps only: the span that count applies to (1s, 1m, 1h, ...). */
+  private Duration interval = Duration.ofSeconds(1);
+
+  /** Grade qps with control-behavior reject only: never more than count in any interval-long span. */
+  private boolean exact;
+
+  /** What happens to calls above the rate: reject, warm-up, queue or warm-up-queue. */
+  private ControlBehavior controlBehavior = ControlBehavior.REJECT;
+
+  /** Warm-up behaviors: how long the rate takes to rise from count / cold-factor to count; 1ms to 1d. */
+  private Duration warmUpPeriod = Duration.ofSeconds(10);
+
+  /** Warm-up behaviors: the rate after an idle period is count / cold-factor; at least 2. */
+  private int coldFactor = 3;
+
+  /** Queue behaviors: the longest a call waits for its turn before it is refused; 0 to 1h. */
+  private Duration maxQueueingTime = Duration.ofMillis(500);
+
+  /** Which traffic the rule looks at: direct, related (another resource) or chain (one context). */
+  private FlowStrategy strategy = FlowStrategy.DIRECT;
+
+  /** Required for strategy related (the other resource) and chain (the context name). */
+  private @Nullable String refResource;
+
+  /** Which callers: default (all together), other (each origin no other rule names) or an origin. */
+  private String limitApp = FlowRule.LIMIT_APP_DEFAULT;
+
+  /** Whether count is shared by every instance of the application (needs weir.cluster). */
+  private boolean clusterMode;
+
+  public @Nullable String getResource() {
+    return resource;
+  }
+
+  public void setResource(@Nullable String resource) {
+    this.resource = resource;
+  }
+
+  public @Nullable Double getCount() {
+    return count;
+  }
+
+  public void setCount(@Nullable Double count) {
+    this.count = count;
+  }
+
+  public FlowGrade getGrade() {
+    return grade;
+  }
+
+  public void setGrade(FlowGrade grade) {
+    this.grade = grade;
+  }
+
+  public Duration getInterval() {
+    return interval;
+  }
+
+  public void setInterval(Duration interval) {
+    this.interval = interval;
+  }
+
+  public boolean isExact() {
+    return exact;
+  }
+
+  public void setExact(boolean exact) {
+    this.exact = exact;
+  }
+
+  public ControlBehavior getControlBehavior() {
+    return controlBehavior;
+  }
+
+  public void setControlBehavior(ControlBehavior controlBehavior) {
+    this.controlBehavior = controlBehavior;
+  }
+
+  public Duration getWarmUpPeriod() {
+    return warmUpPeriod;
+  }
+
+  public void setWarmUpPeriod(Duration warmUpPeriod) {
+    this.warmUpPeriod = warmUpPeriod;
+  }
+
+  public int getColdFactor() {
+    return coldFactor;
+  }
+
+  public void setColdFactor(int coldFactor) {
+    this.coldFactor = coldFactor;
+  }
+
+  public Duration getMaxQueueingTime() {
+    return maxQueueingTime;
+  }
+
+  public void setMaxQueueingTime(Duration maxQueueingTime) {
+    this.maxQueueingTime = maxQueueingTime;
+  }
+
+  public FlowStrategy getStrategy() {
+    return strategy;
+  }
+
+  public void setStrategy(FlowStrategy strategy) {
+    this.strategy = strategy;
+  }
+
+  public @Nullable String getRefResource() {
+    return refResource;
+  }
+
+  public void setRefResource(@Nullable String refResource) {
+    this.refResource = refResource;
+  }
+
+  public String getLimitApp() {
+    return limitApp;
+  }
+
+  public void setLimitApp(String limitApp) {
+    this.limitApp = limitApp;
+  }
+
+  public boolean isClusterMode() {
+    return clusterMode;
+  }
+
+  public void setClusterMode(boolean clusterMode) {
+    this.clusterMode = clusterMode;
+  }
+
+  /** Returns the rule; a missing count reads as 0, and is reported by the caller. */
+  FlowRule toRule() {
+    return FlowRule.builder(resource == null ? "" : resource)
+        .count(count == null ? 0 : count)
+        .grade(grade)
+        .interval(interval)
+        .exact(exact)
+        .controlBehavior(controlBehavior)
+        .warmUpPeriod(warmUpPeriod)
+        .coldFactor(coldFactor)
+        .maxQueueingTime(maxQueueingTime)
+        .strategy(strategy)
+        .refResource(refResource)
+        .limitApp(limitApp)
+        .clusterMode(clusterMode)
+        .build();
+  }
+}

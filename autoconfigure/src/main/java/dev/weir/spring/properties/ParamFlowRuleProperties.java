@@ -1,0 +1,128 @@
+package dev.weir.spring.properties;
+
+import dev.weir.rule.ControlBehavior;
+import dev.weir.rule.FlowGrade;
+import dev.weir.rule.ParamFlowItem;
+import dev.weir.rule.ParamFlowRule;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One hot-parameter limit, as bound from {@code weir.param-flow[*]} and as posted to the
+ * {@code weir} endpoint under {@code paramFlow}. {@code count} is required;
+ * {@link WeirPropertiesValidator} reports what is missing or out of range.
+ */
+public final class ParamFlowRuleProperties {
+
+  /** The guarded resource. */
+  private @Nullable String resource;
+
+  /** Which argument is limited per value; negative counts from the end. */
+  private int paramIndex;
+
+  /** qps: calls per duration for each value; threads: calls inside at once for each value. */
+  private FlowGrade grade = FlowGrade.QPS;
+
+  /** Calls per duration allowed for each value of the argument. */
+  private @Nullable Double count;
+
+  /** The span that count applies to; whole milliseconds from 1ms to 1d. */
+  private Duration duration = Duration.ofSeconds(1);
+
+  /** Extra calls allowed in a burst. */
+  private int burst;
+
+  /** What happens above the rate: reject or queue. */
+  private ControlBehavior controlBehavior = ControlBehavior.REJECT;
+
+  /** Queue behavior: the longest a call waits for its turn; 0 to 1h. */
+  private Duration maxQueueingTime = Duration.ZERO;
+
+  /** Values with a count of their own. */
+  private List<ParamFlowItemProperties> exceptions = new ArrayList<>();
+
+  public @Nullable String getResource() {
+    return resource;
+  }
+
+  public void setResource(@Nullable String resource) {
+    this.resource = resource;
+  }
+
+  public int getParamIndex() {
+    return paramIndex;
+  }
+
+  public void setParamIndex(int paramIndex) {
+    this.paramIndex = paramIndex;
+  }
+
+  public FlowGrade getGrade() {
+    return grade;
+  }
+
+  public void setGrade(FlowGrade grade) {
+    this.grade = grade;
+  }
+
+  public @Nullable Double getCount() {
+    return count;
+  }
+
+  public void setCount(@Nullable Double count) {
+    this.count = count;
+  }
+
+  public Duration getDuration() {
+    return duration;
+  }
+
+  public void setDuration(Duration duration) {
+    this.duration = duration;
+  }
+
+  public int getBurst() {
+    return burst;
+  }
+
+  public void setBurst(int burst) {
+    this.burst = burst;
+  }
+
+  public ControlBehavior getControlBehavior() {
+    return controlBehavior;
+  }
+
+  public void setControlBehavior(ControlBehavior controlBehavior) {
+    this.controlBehavior = controlBehavior;
+  }
+
+  public Duration getMaxQueueingTime() {
+    return maxQueueingTime;
+  }
+
+  public void setMaxQueueingTime(Duration maxQueueingTime) {
+    this.maxQueueingTime = maxQueueingTime;
+  }
+
+  public List<ParamFlowItemProperties> getExceptions() {
+    return exceptions;
+  }
+
+  public void setExceptions(List<ParamFlowItemProperties> exceptions) {
+    this.exceptions = exceptions;
+  }
+
+  /** Returns the rule; missing required values are reported by {@link WeirPropertiesValidator}. */
+  ParamFlowRule toRule() {
+    List<ParamFlowItem> items = new ArrayList<>();
+    for (ParamFlowItemProperties exception : exceptions) {
+      items.add(new ParamFlowItem(exception.getValue() == null ? "" : exception.getValue(),
+          exception.getCount() == null ? 0 : exception.getCount()));
+    }
+    return new ParamFlowRule(resource == null ? "" : resource, paramIndex, grade, count == null ? 0 : count,
+        duration, burst, controlBehavior, maxQueueingTime, items);
+  }
+}

@@ -1,0 +1,275 @@
+package dev.weir.spring.properties;
+
+import dev.weir.cluster.ClusterFallback;
+import dev.weir.cluster.ClusterOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
+
+/**
+ * Configuration of Weir under the {@code weir} prefix: the engine's limits and the rules in force
+ * when the application starts. Enum values bind case-insensitively, with or without dashes
+ * ({@code warm-up}, {@code WARM_UP}). Every value is checked at startup: an invalid one stops the
+ * start with the property's path, such as {@code weir.flow[0].count}, and what is allowed.
+ *
+ * <p>Flow rules with {@code cluster-mode: true} need {@code weir.cluster.enabled: true} and
+ * {@code spring-boot-starter-data-redis}; without them the start stops rather than counting such a
+ * rule on one instance only.
+ */
+@ConfigurationProperties("weir")
+public class WeirProperties {
+
+  /**
+   * Whether Weir is enabled. When false, no engine is created, @RateLimited methods run unguarded
+   * and no HTTP mapping is installed.
+   */
+  private boolean enabled = true;
+
+  /**
+   * Most resources without rules that the engine tracks; calls of further resource names pass
+   * unchecked (warned about and counted).
+   */
+  private int maxResources = 6000;
+
+  private final Statistics statistics = new Statistics();
+
+  /** Flow rules: rate (qps) and concurrency (threads) limits. */
+  private List<FlowRuleProperties> flow = new ArrayList<>();
+
+  /** Circuit breakers: slow-call ratio, error ratio or error count over a statistics interval. */
+  private List<DegradeRuleProperties> degrade = new ArrayList<>();
+
+  /** Hot-parameter limits: a rate per value of one argument of the guarded method. */
+  private List<ParamFlowRuleProperties> paramFlow = new ArrayList<>();
+
+  /** Caller allow and deny lists, by origin. */
+  private List<AuthorityRuleProperties> authority = new ArrayList<>();
+
+  /** Limits of the application's whole inbound traffic. */
+  @NestedConfigurationProperty
+  private final SystemRuleProperties system = new SystemRuleProperties();
+
+  private final Web web = new Web();
+
+  private final Cluster cluster = new Cluster();
+
+  private final Metrics metrics = new Metrics();
+
+  public boolean isEnabled() {
+    return enabled;
+  }
+
+  public void setEnabled(boolean enabled) {
+    this.enabled = enabled;
+  }
+
+  public int getMaxResources() {
+    return maxResources;
+  }
+
+  public void setMaxResources(int maxResources) {
+    this.maxResources = maxResources;
+  }
+
+  public Statistics getStatistics() {
+    return statistics;
+  }
+
+  public List<FlowRuleProperties> getFlow() {
+    return flow;
+  }
+
+  public void setFlow(List<FlowRuleProperties> flow) {
+    this.flow = flow;
+  }
+
+  public List<DegradeRuleProperties> getDegrade() {
+    return degrade;
+  }
+
+  public void setDegrade(List<DegradeRuleProperties> degrade) {
+    this.degrade = degrade;
+  }
+
+  public List<ParamFlowRuleProperties> getParamFlow() {
+    return paramFlow;
+  }
+
+  public void setParamFlow(List<ParamFlowRuleProperties> paramFlow) {
+    this.paramFlow = paramFlow;
+  }
+
+  public List<AuthorityRuleProperties> getAuthority() {
+    return authority;
+  }
+
+  public void setAuthority(List<AuthorityRuleProperties> authority) {
+    this.authority = authority;
+  }
+
+  public SystemRuleProperties getSystem() {
+    return system;
+  }
+
+  public Web getWeb() {
+    return web;
+  }
+
+  public Cluster getCluster() {
+    return cluster;
+  }
+
+  public Metrics getMetrics() {
+    return metrics;
+  }
+
+  /** Live statistics settings ({@code weir.statistics}). */
+  public static class Statistics {
+
+    /**
+     * Buckets in the one-second window of live statistics; must divide 1000000000 (1, 2, 4, 5,
+     * 10, ...). More buckets slide more smoothly and cost more memory.
+     */
+    private int sampleCount = 2;
+
+    public int getSampleCount() {
+      return sampleCount;
+    }
+
+    public void setSampleCount(int sampleCount) {
+      this.sampleCount = sampleCount;
+    }
+  }
+
+  /** Web settings ({@code weir.web}). */
+  public static class Web {
+
+    /**
+     * Request header that carries the caller's origin, matched by limit-app; unset means requests
+     * have no origin.
+     */
+    private @Nullable String originHeader;
+
+    public @Nullable String getOriginHeader() {
+      return originHeader;
+    }
+
+    public void setOriginHeader(@Nullable String originHeader) {
+      this.originHeader = originHeader;
+    }
+  }
+
+  /**
+   * Limits shared by every instance ({@code weir.cluster}): flow rules with {@code cluster-mode: true}
+   * count in Redis, on the application's {@code spring.data.redis.*} connection (Lettuce).
+   */
+  public static class Cluster {
+
+    /** Whether cluster-mode rules share their count through Redis. */
+    private boolean enabled;
+
+    /** Consecutive Redis failures (errors or missed deadlines) that stop asking Redis for open-duration. */
+    private int failureThreshold = 5;
+
+    /** How long Redis is left alone after failure-threshold failures, up to 1d; then one call probes it. */
+    private Duration openDuration = Duration.ofSeconds(1);
+
+    /** Decisions that may wait for Redis at once; further calls use the fallback at once. */
+    private int maxInFlight = 256;
+
+    /** Prefix of the Redis keys. */
+    private String keyPrefix = "weir";
+
+    /** Deadline of one Redis decision; up to 1m. */
+    private Duration timeout = Duration.ofMillis(20);
+
+    /** What a cluster-mode rule does when Redis fails or is too slow. */
+    private ClusterFallback fallback = ClusterFallback.LOCAL;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public String getKeyPrefix() {
+      return keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+      this.keyPrefix = keyPrefix;
+    }
+
+    public Duration getTimeout() {
+      return timeout;
+    }
+
+    public void setTimeout(Duration timeout) {
+      this.timeout = timeout;
+    }
+
+    public ClusterFallback getFallback() {
+      return fallback;
+    }
+
+    public void setFallback(ClusterFallback fallback) {
+      this.fallback = fallback;
+    }
+
+    public int getFailureThreshold() {
+      return failureThreshold;
+    }
+
+    public void setFailureThreshold(int failureThreshold) {
+      this.failureThreshold = failureThreshold;
+    }
+
+    public Duration getOpenDuration() {
+      return openDuration;
+    }
+
+    public void setOpenDuration(Duration openDuration) {
+      this.openDuration = openDuration;
+    }
+
+    public int getMaxInFlight() {
+      return maxInFlight;
+    }
+
+    public void setMaxInFlight(int maxInFlight) {
+      this.maxInFlight = maxInFlight;
+    }
+
+    /**
+     * Returns the engine's options.
+     *
+     * @throws IllegalArgumentException when a value is out of range; {@link WeirPropertiesValidator}
+     *     names such values by their property path
+     */
+    public ClusterOptions toOptions() {
+      return new ClusterOptions(timeout, fallback, failureThreshold, openDuration, maxInFlight);
+    }
+  }
+
+  /** Meter settings ({@code weir.metrics}). */
+  public static class Metrics {
+
+    /** Extra tags on every Weir meter. */
+    private Map<String, String> tags = new LinkedHashMap<>();
+
+    public Map<String, String> getTags() {
+      return tags;
+    }
+
+    public void setTags(Map<String, String> tags) {
+      this.tags = tags;
+    }
+  }
+}

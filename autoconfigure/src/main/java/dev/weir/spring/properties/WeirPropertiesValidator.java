@@ -1,0 +1,185 @@
+package dev.weir.spring.properties;
+
+import dev.weir.RuleRegistry;
+import dev.weir.cluster.ClusterOptions;
+import dev.weir.rule.DegradeStrategy;
+import dev.weir.rule.FlowStrategy;
+import dev.weir.rule.RuleSet;
+import dev.weir.rule.RuleViolation;
+import dev.weir.rule.SystemRuleValidator;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The one place where Weir's configuration is judged. It reports every problem at once, each as a
+ * {@link RuleViolation} whose field is the property path and whose message says what is allowed:
+ * the engine settings, the values a rule requires (a missing one would read as a default), the rules
+ * as the engine judges them ({@link RuleRegistry#validate(RuleSet)}), the system rule and the
+ * cluster settings.
+ *
+ * <p>For {@code weir.*} at start the paths are full ({@code weir.flow[0].count},
+ * {@code weir.cluster.timeout}); for rules posted to the {@code weir} actuator endpoint they are
+ * relative to the body ({@code flow[0].count}). A value the engine would also refuse is reported
+ * once, as required.
+ */
+public final class WeirPropertiesValidator {
+
+  /** The prefix of every path of the configuration. */
+  public static final String PREFIX = "weir.";
+
+  private WeirPropertiesValidator() {
+  }
+
+  /**
+   * Returns every problem of the {@code weir.*} configuration, named by full property path; empty
+   * when it is valid.
+   *
+   * @param properties the configuration
+   * @param engine the rule registry of the engine the rules are for: it judges what it can enforce
+   *     (cluster-mode rules need a cluster client)
+   * @param clusterClient whether a cluster client is available for {@code weir.cluster.enabled}
+   */
+  public static List<RuleViolation> validate(WeirProperties properties, RuleRegistry engine, boolean clusterClient) {
+    List<RuleViolation> out = new ArrayList<>(settings(properties));
+    RuleLists rules = RuleLists.of(properties);
+    for (RuleViolation violation : validateRules(rules, rules.toRuleSet(), engine)) {
+      out.add(violation.under(PREFIX));
+    }
+    for (RuleViolation violation : SystemRuleValidator.validate(properties.getSystem().toRule())) {
+      out.add(violation.under(PREFIX + "system."));
+    }
+    cluster(properties.getCluster(), clusterClient, out);
+    return out;
+  }
+
+  /**
+   * Returns every problem of rules given as properties, named relative to them
+   * ({@code flow[0].count}): the required values missing, then what the engine finds wrong with
+   * {@code inForce}, the rules that would be in force (the given ones, converted, with rules of kinds
+   * not given as they are), except on fields already reported.
+   */
+  public static List<RuleViolation> validateRules(RuleLists given, RuleSet inForce, RuleRegistry engine) {
+    List<RuleViolation> out = new ArrayList<>(required(given));
+    Set<String> reported = out.stream().map(RuleViolation::field).collect(Collectors.toSet());
+    engine.validate(inForce).stream().filter(violation -> !reported.contains(violation.field())).forEach(out::add);
+    return out;
+  }
+
+  /**
+   * Returns a violation for each {@code weir.flow[i].ref-resource} of a {@code related} rule that
+   * names none of {@code known}: the resources of {@code @RateLimited} methods, rules and calls at
+   * start.
+   */
+  public static List<RuleViolation> unknownReferences(WeirProperties properties, Set<String> known) {
+    List<RuleViolation> out = new ArrayList<>();
+    List<FlowRuleProperties> flow = properties.getFlow();
+    for (int i = 0; i < flow.size(); i++) {
+      String ref = flow.get(i).getRefResource();
+      if (flow.get(i).getStrategy() == FlowStrategy.RELATED && ref != null && !known.contains(ref)) {
+        out.add(new RuleViolation(PREFIX + "flow[" + i + "].ref-resource", "names resource '" + ref
+            + "', which no @RateLimited method, rule or call at start uses" + Spelling.suggestion(ref, known)
+            + "; known resources: " + known));
+      }
+    }
+    return out;
+  }
+
+  /** Whether {@code prefix} may prefix cluster keys: non-blank and without braces. */
+  public static boolean isValidKeyPrefix(@Nullable String prefix) {
+    return prefix != null && !prefix.isBlank() && prefix.indexOf('{') < 0 && prefix.indexOf('}') < 0;
+  }
+
+  private static List<RuleViolation> settings(WeirProperties properties) {
+    List<RuleViolation> out = new ArrayList<>();
+    if (properties.getMaxResources() < 1) {
+      out.add(new RuleViolation(PREFIX + "max-resources", "must be at least 1, was " + properties.getMaxResources()));
+    }
+    int sampleCount = properties.getStatistics().getSampleCount();
+    if (sampleCount < 1 || sampleCount > 1000 || 1_000_000_000 % sampleCount != 0) {
+      out.add(new RuleViolation(PREFIX + "statistics.sample-count",
+          "must be between 1 and 1000 and divide 1000000000 (1, 2, 4, 5, 10, 20, ...), was " + sampleCount));
+    }
+    return out;
+  }
+
+  /**
+   * Returns the required values that are missing: {@code flow[i].count}, {@code degrade[i].strategy},
+   * {@code degrade[i].threshold}, {@code degrade[i].slow-call-threshold} (for slow-ratio),
+   * {@code param-flow[i].count} and the value and count of each {@code param-flow[i].exceptions[j]}.
+   */
+  private static List<RuleViolation> required(RuleLists rules) {
+    List<RuleViolation> out = new ArrayList<>();
+    for (int i = 0; i < rules.flow().size(); i++) {
+      if (rules.flow().get(i).getCount() == null) {
+        out.add(new RuleViolation("flow[" + i + "].count", "is required: a number >= 0 (calls per interval for"
+            + " grade qps, calls inside at once for grade threads; 0 refuses every call)"));
+      }
+    }
+    for (int i = 0; i < rules.degrade().size(); i++) {
+      DegradeRuleProperties rule = rules.degrade().get(i);
+      String at = "degrade[" + i + "].";
+      if (rule.getStrategy() == null) {
+        out.add(new RuleViolation(at + "strategy", "is required: slow-ratio, error-ratio or error-count"));
+      }
+      if (rule.getThreshold() == null) {
+        out.add(new RuleViolation(at + "threshold",
+            "is required: a ratio from 0 to 1 for slow-ratio and error-ratio, a number of errors for error-count"));
+      }
+      if (rule.getStrategy() == DegradeStrategy.SLOW_RATIO && rule.getSlowCallThreshold() == null) {
+        out.add(new RuleViolation(at + "slow-call-threshold",
+            "is required for strategy slow-ratio: calls slower than this are slow (e.g. 200ms)"));
+      }
+    }
+    for (int i = 0; i < rules.paramFlow().size(); i++) {
+      ParamFlowRuleProperties rule = rules.paramFlow().get(i);
+      String at = "param-flow[" + i + "].";
+      if (rule.getCount() == null) {
+        out.add(new RuleViolation(at + "count", "is required: a number >= 0 per argument value"));
+      }
+      for (int j = 0; j < rule.getExceptions().size(); j++) {
+        ParamFlowItemProperties item = rule.getExceptions().get(j);
+        if (item.getValue() == null) {
+          out.add(new RuleViolation(at + "exceptions[" + j + "].value", "is required: the argument value as text"));
+        }
+        if (item.getCount() == null) {
+          out.add(new RuleViolation(at + "exceptions[" + j + "].count", "is required: a number >= 0"));
+        }
+      }
+    }
+    return out;
+  }
+
+  private static void cluster(WeirProperties.Cluster cluster, boolean clusterClient, List<RuleViolation> out) {
+    String at = PREFIX + "cluster.";
+    if (cluster.isEnabled() && !clusterClient) {
+      out.add(new RuleViolation(at + "enabled", "cluster mode counts in Redis and needs "
+          + "spring-boot-starter-data-redis (Lettuce) on the classpath, or a ClusterClient bean"));
+    }
+    if (!isValidKeyPrefix(cluster.getKeyPrefix())) {
+      out.add(new RuleViolation(at + "key-prefix", "must be non-blank and without braces (Weir adds the "
+          + "hash tag), was '" + cluster.getKeyPrefix() + "'"));
+    }
+    positive(at + "timeout", cluster.getTimeout(), ClusterOptions.MAX_TIMEOUT, "1m", out);
+    positive(at + "open-duration", cluster.getOpenDuration(), ClusterOptions.MAX_OPEN_DURATION, "1d", out);
+    if (cluster.getFallback() == null) {
+      out.add(new RuleViolation(at + "fallback", "must be local, allow or deny"));
+    }
+    if (cluster.getFailureThreshold() < 1) {
+      out.add(new RuleViolation(at + "failure-threshold", "must be at least 1, was " + cluster.getFailureThreshold()));
+    }
+    if (cluster.getMaxInFlight() < 1) {
+      out.add(new RuleViolation(at + "max-in-flight", "must be at least 1, was " + cluster.getMaxInFlight()));
+    }
+  }
+
+  private static void positive(String path, @Nullable Duration value, Duration max, String maxText,
+      List<RuleViolation> out) {
+    if (value == null || value.isNegative() || value.isZero() || value.compareTo(max) > 0) {
+      out.add(new RuleViolation(path, "must be a positive duration up to " + maxText + ", was " + value));
+    }
+  }
+}
