@@ -357,23 +357,16 @@ final class WindowLimiter extends FlowLimiter {
 
   /** Credits leased in the newest bucket and not spent yet; for tests. */
   long unspentCredits() {
-    AtomicLongArray cells = credits;
-    if (cells == null) {
-      return 0;
-    }
-    Head h = buckets.head;
-    long sum = 0;
-    for (int i = 0; i < CELLS; i++) {
-      long credit = cells.get(at(i));
-      if (bucket(credit) == (int) h.index) {
-        sum += credit & CREDIT_MASK;
-      }
-    }
-    return sum;
+    return creditsAged(0, 0);
   }
 
   /** Credits leased in older buckets still in the window and not given back yet; for tests. */
   long strandedCredits() {
+    return creditsAged(1, BUCKETS - 1);
+  }
+
+  /** Credits in the cells leased {@code from} to {@code to} buckets before the newest. */
+  private long creditsAged(int from, int to) {
     AtomicLongArray cells = credits;
     if (cells == null) {
       return 0;
@@ -383,7 +376,7 @@ final class WindowLimiter extends FlowLimiter {
     for (int i = 0; i < CELLS; i++) {
       long credit = cells.get(at(i));
       int age = (int) h.index - bucket(credit);
-      if (age > 0 && age < BUCKETS) {
+      if (age >= from && age <= to) {
         sum += credit & CREDIT_MASK;
       }
     }
