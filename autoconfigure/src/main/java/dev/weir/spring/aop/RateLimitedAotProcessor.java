@@ -29,8 +29,8 @@ import org.springframework.util.ClassUtils;
  * therefore fails the ahead-of-time processing with the message it would fail the start with.
  *
  * <p>Only the bean's class as the bean definition tells it is seen: a {@code @Bean} method
- * declared to return an interface hides its implementation's {@code @RateLimited} methods, as it
- * does for every other ahead-of-time contribution.
+ * declared to return an interface hides its implementation's {@code @RateLimited} methods (the
+ * application then registers their hints itself, or declares the implementation type).
  *
  * <p>Registered in {@code META-INF/spring/aot.factories}.
  */
@@ -72,7 +72,7 @@ final class RateLimitedAotProcessor implements BeanRegistrationAotProcessor {
     }
   }
 
-  /** The blockHandlerClass and fallbackClass named on {@code element}, or on the type it inherits them from. */
+  /** The blockHandlerClass and fallbackClass of the {@code @RateLimited} found on {@code element} or above it. */
   private static Set<Class<?>> namedHolders(AnnotatedElement element) {
     MergedAnnotation<RateLimited> annotation =
         MergedAnnotations.from(element, SearchStrategy.TYPE_HIERARCHY).get(RateLimited.class);

@@ -63,6 +63,23 @@ class RateLimitedAotProcessorTests {
   }
 
   @Test
+  void classesTheLookupsWalkThroughAreIntrospectable() {
+    RuntimeHints hints = contributed(LayeredService.class);
+    assertThat(hints).matches(invocable(LayeredFallbacks.class, "later", Throwable.class))
+        .matches(invocable(GuardedBase.class, "inherited"))
+        .matches(reflection.onType(LayerBetween.class))
+        .matches(reflection.onType(LayeredFallbacks.Sub.class));
+  }
+
+  @Test
+  void classNamedOnTheTypeIsIntrospectable() {
+    RuntimeHints hints = contributed(TypeLevelHolderService.class);
+    assertThat(hints).matches(invocable(TypeLevelHolderService.class, "any"))
+        .matches(invocable(LayeredFallbacks.class, "typeDown"))
+        .matches(reflection.onType(LayeredFallbacks.Sub.class));
+  }
+
+  @Test
   void beansWithoutRateLimitedGetNothing() {
     assertThat(contribution(HintsTestApplication.class)).isNull();
   }
