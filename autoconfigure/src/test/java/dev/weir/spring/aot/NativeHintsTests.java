@@ -22,9 +22,14 @@ import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.TypeReference;
 import org.springframework.aot.hint.predicate.ReflectionHintsPredicates;
 import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
+import org.springframework.aop.SpringProxy;
+import org.springframework.aop.framework.Advised;
 import org.springframework.beans.BeanUtils;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.core.DecoratingProxy;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.util.ReflectionUtils;
 
 /**
@@ -64,7 +69,22 @@ class NativeHintsTests {
   @Test
   void behindJdkProxiesThePrivateBlockHandlerIsInvocableToo() throws Exception {
     assertThat(jdk).matches(invocable(InterfacedService.class.getMethod("place", String.class)))
-        .matches(invocable(method(InterfacedService.class, "busy", String.class, dev.weir.BlockException.class)));
+        .matches(invocable(method(InterfacedService.class, "busy", String.class, dev.weir.BlockException.class)))
+        .as("Spring's proxy hint").matches(RuntimeHintsPredicates.proxies().forInterfaces(Orders.class,
+            SpringProxy.class, Advised.class, DecoratingProxy.class));
+  }
+
+  /** Spring's hints for spring.factories: the analyzers that explain Weir's start failures. */
+  @Test
+  void failureAnalyzersAreInstantiable() throws Exception {
+    List<String> analyzers = SpringFactoriesLoader.loadFactoryNames(FailureAnalyzer.class,
+        getClass().getClassLoader()).stream().filter(name -> name.startsWith("dev.weir.")).toList();
+    assertThat(analyzers).hasSize(2);
+    for (String analyzer : analyzers) {
+      for (var constructor : Class.forName(analyzer).getDeclaredConstructors()) {
+        assertThat(cglib).as(analyzer).matches(reflection.onConstructorInvocation(constructor));
+      }
+    }
   }
 
   @Test
