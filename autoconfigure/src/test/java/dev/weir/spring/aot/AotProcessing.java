@@ -22,7 +22,7 @@ import org.springframework.javapoet.ClassName;
 /**
  * Runs Spring's ahead-of-time processing, as the Spring Boot build plugins do before
  * {@code native-image}, on a servlet application with Weir's auto-configurations, the actuator's
- * endpoint and health support and {@link HintsTestApplication}, and returns the runtime hints it
+ * endpoint and health support and the given user configuration, and returns the runtime hints it
  * collected.
  */
 final class AotProcessing {
