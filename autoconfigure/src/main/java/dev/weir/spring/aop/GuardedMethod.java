@@ -31,6 +31,12 @@ final class GuardedMethod {
     this.defaultFallbacks = defaultFallbacks.clone();
   }
 
+  /** Every handler method, for the native-image hints of {@link RateLimitedAotProcessor}. */
+  java.util.stream.Stream<java.lang.reflect.Method> handlerMethods() {
+    return java.util.stream.Stream.of(blockHandlers, fallbacks, defaultFallbacks)
+        .flatMap(java.util.Arrays::stream).map(Handler::method);
+  }
+
   /** Routes a refusal: blockHandler, fallback, defaultFallback, else rethrows it. */
   @Nullable Object blocked(@Nullable Object target, Object[] args, BlockException block) throws Throwable {
     for (Handler handler : blockHandlers) {

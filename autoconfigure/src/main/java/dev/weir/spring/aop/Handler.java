@@ -55,6 +55,11 @@ final class Handler {
     return new Handler(appliesTo, handle.asType(INVOKER_TYPE), method);
   }
 
+  /** The handler method, for the native-image hints of {@link RateLimitedAotProcessor}. */
+  Method method() {
+    return method;
+  }
+
   boolean appliesTo(Throwable throwable) {
     return appliesTo.isInstance(throwable);
   }

@@ -99,7 +99,7 @@ final class RateLimitedMethods {
     return methods;
   }
 
-  private static Map<Method, GuardedMethod> inspect(Class<?> userClass) {
+  static Map<Method, GuardedMethod> inspect(Class<?> userClass) {
     if (userClass.isInterface() || Modifier.isAbstract(userClass.getModifiers()) || Proxy.isProxyClass(userClass)
         || !AnnotationUtils.isCandidateClass(userClass, RateLimited.class)) {
       // runtime classes are concrete; an interface or abstract type says too little, and a JDK
