@@ -10,7 +10,6 @@ import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.Enumeration;
 import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Set;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -27,33 +26,24 @@ import org.springframework.util.ClassUtils;
  * variable handles, the service loader or as classpath resources, whatever the application's beans:
  *
  * <ul>
- *   <li>the engine's slots, built-in and service-loaded: the engine looks up which of
- *       {@code entry}, {@code admitted}, {@code blocked} and {@code exit} each slot class declares,
- *       so their types are registered (which makes their methods introspectable), and the
- *       {@code META-INF/services} file that names custom slots is kept;
+ *   <li>custom slots ({@link ProcessorSlot}s named in {@code META-INF/services}): the engine looks
+ *       up which of {@code entry}, {@code admitted}, {@code blocked} and {@code exit} each slot
+ *       class declares, so their types are registered (which makes their methods introspectable),
+ *       and the services file is kept. The built-in slots are not {@code ProcessorSlot}s and are
+ *       reached by no reflection;
  *   <li>the field that the engine's per-call frames update through a {@code VarHandle};
  *   <li>the Lua script that cluster mode runs in Redis;
  *   <li>Spring's transaction state type, which Weir looks up by name to know whether spring-tx is
  *       there (a native image answers {@code Class.forName} only for registered types).
  * </ul>
  *
- * <p>The engine's classes are package-private and are named here as strings, all of them in
- * {@link #ENGINE_TYPES} and {@link #FRAME}, so that a test can check that each still exists.
+ * <p>The engine's classes are package-private and are named here as strings ({@link #FRAME}), so
+ * that a test can check that each still exists.
  * Registered in {@code META-INF/spring/aot.factories}.
  */
 final class WeirRuntimeHints implements RuntimeHintsRegistrar {
 
   private static final Log logger = LogFactory.getLog(WeirRuntimeHints.class);
-
-  /** The built-in slot classes of the engine, whose declared methods the slot chain looks up. */
-  static final List<String> ENGINE_TYPES = List.of(
-      "dev.weir.NodeSelectionSlot",
-      "dev.weir.StatisticSlot",
-      "dev.weir.AuthoritySlot",
-      "dev.weir.SystemSlot",
-      "dev.weir.ParamFlowSlot",
-      "dev.weir.FlowSlot",
-      "dev.weir.DegradeSlot");
 
   /** The engine's per-call frame, and its field updated through a {@code VarHandle}. */
   static final String FRAME = "dev.weir.Frame";
@@ -71,9 +61,6 @@ final class WeirRuntimeHints implements RuntimeHintsRegistrar {
   @Override
   public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
     ReflectionHints reflection = hints.reflection();
-    for (String name : ENGINE_TYPES) {
-      reflection.registerType(TypeReference.of(name));
-    }
     reflection.registerType(TypeReference.of(FRAME), type -> type.withField(FRAME_STATE_FIELD));
     hints.resources().registerPattern(SLOT_SERVICES);
     for (String name : serviceSlots(classLoader)) {

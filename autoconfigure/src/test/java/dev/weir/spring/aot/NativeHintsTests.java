@@ -6,7 +6,7 @@ import dev.weir.rule.RuleViolation;
 import dev.weir.spi.ProcessorSlot;
 import dev.weir.spring.actuate.WeirEndpoint;
 import dev.weir.spring.actuate.WeirEndpointWebExtension;
-import dev.weir.spring.autoconfigure.WeirProperties;
+import dev.weir.spring.properties.WeirProperties;
 import dev.weir.spring.redis.RedisClusterClient;
 import java.beans.PropertyDescriptor;
 import java.lang.reflect.Method;
@@ -84,13 +84,6 @@ class NativeHintsTests {
       for (var constructor : Class.forName(analyzer).getDeclaredConstructors()) {
         assertThat(cglib).as(analyzer).matches(reflection.onConstructorInvocation(constructor));
       }
-    }
-  }
-
-  @Test
-  void slotClassesAreIntrospectableForTheSlotChain() {
-    for (String slot : WeirRuntimeHints.ENGINE_TYPES) {
-      assertThat(cglib).as(slot).matches(reflection.onType(TypeReference.of(slot)));
     }
   }
 
