@@ -3,9 +3,10 @@ package dev.weir.sample.shop;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weir.CircuitState;
-import dev.weir.Ticker;
 import dev.weir.Weir;
 import dev.weir.rule.RuleKind;
+import dev.weir.test.AutoConfigureWeirTest;
+import dev.weir.test.DrivenTicker;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,7 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
@@ -28,21 +29,19 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
 
 /**
- * The sample shop, started with its own application.yml and exercised over HTTP. Time is a ticker
- * the test drives; the payment provider is one the test holds, so that orders stay in flight.
+ * The sample shop, started with its own application.yml and exercised over HTTP. With
+ * {@code @AutoConfigureWeirTest} time is a {@link DrivenTicker} the test drives, and every test
+ * starts from a reset engine (clean statistics, fresh windows, closed circuits, cold warm-up); the
+ * payment provider is one the test holds, so that orders stay in flight.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = "shop.shipping.failure-rate=1.0")
+@AutoConfigureWeirTest
 class ShopApplicationTests {
 
   private static final HttpClient CLIENT = HttpClient.newHttpClient();
 
   @TestConfiguration
-  static class TestClockAndPayments {
-    @Bean
-    ManualTicker ticker() {
-      return new ManualTicker();
-    }
-
+  static class TestPayments {
     @Bean
     @Primary
     HeldPayments heldPayments() {
@@ -50,24 +49,16 @@ class ShopApplicationTests {
     }
   }
 
-  /** A ticker that only moves when the test says. */
-  static final class ManualTicker implements Ticker {
-    private final AtomicLong nanos = new AtomicLong(1_000_000_000_000L);
-
-    @Override
-    public long read() {
-      return nanos.get();
-    }
-
-    void advance(Duration duration) {
-      nanos.addAndGet(duration.toNanos());
-    }
-  }
-
   /** A payment provider whose charges wait until the test releases them. */
   static final class HeldPayments implements PaymentGateway {
     final Semaphore inFlight = new Semaphore(0);
     volatile CountDownLatch release = new CountDownLatch(0);
+
+    /** Forgets the charges of earlier tests and lets new ones through at once. */
+    void reset() {
+      inFlight.drainPermits();
+      release = new CountDownLatch(0);
+    }
 
     @Override
     public String charge(String orderId, long amountCents) {
@@ -85,7 +76,7 @@ class ShopApplicationTests {
   int port;
 
   @Autowired
-  ManualTicker ticker;
+  DrivenTicker ticker;
 
   @Autowired
   HeldPayments payments;
@@ -98,6 +89,11 @@ class ShopApplicationTests {
 
   @Autowired
   ShippingCarrier carrier;
+
+  @BeforeEach
+  void releasePayments() {
+    payments.reset();
+  }
 
   HttpRequest.Builder request(String path) {
     return HttpRequest.newBuilder(URI.create("http://localhost:" + port + path));
@@ -118,7 +114,6 @@ class ShopApplicationTests {
 
   @Test
   void productAboveItsRateComesFromTheCacheThroughTheBlockHandler() throws Exception {
-    ticker.advance(Duration.ofSeconds(5));
     // p-1 may be looked up 10 times a second by its own hot-parameter limit: the flow rule's 5 bites first
     for (int i = 0; i < 5; i++) {
       assertThat(get("/products/p-1").body()).contains("\"stale\":false");
@@ -132,13 +127,12 @@ class ShopApplicationTests {
 
   @Test
   void eachProductIdHasItsOwnHotParameterLimit() throws Exception {
-    ticker.advance(Duration.ofSeconds(5));
     for (int i = 0; i < 3; i++) {
       assertThat(get("/products/p-3").body()).contains("\"stale\":false");
     }
     assertThat(get("/products/p-3").body()).as("a 4th lookup of p-3 in one second").contains("\"stale\":true");
     assertThat(get("/products/p-2").body()).contains("\"stale\":false");
-    assertThat(weir.statistics("findProduct").totalBlocked(RuleKind.PARAM_FLOW)).isPositive();
+    assertThat(weir.statistics("findProduct").totalBlocked(RuleKind.PARAM_FLOW)).as("the 4th p-3").isEqualTo(1);
   }
 
   @Test
@@ -153,7 +147,7 @@ class ShopApplicationTests {
 
   @Test
   void openCircuitStopsAskingTheFailingCarrier() throws Exception {
-    ticker.advance(Duration.ofSeconds(30)); // old statistics and any open period are behind us
+    assertThat(weir.statistics("shippingQuote").circuitState()).as("reset before the test").isEqualTo(CircuitState.CLOSED);
     for (int i = 0; i < 10 && weir.statistics("shippingQuote").circuitState() != CircuitState.OPEN; i++) {
       assertThat(get("/orders/o-1/shipping").body()).contains("flat-rate");
     }
@@ -171,7 +165,6 @@ class ShopApplicationTests {
 
   @Test
   void partnerCallerHasItsOwnSmallerLimit() throws Exception {
-    ticker.advance(Duration.ofSeconds(5));
     assertThat(get("/products/p-2", "X-Caller", "partner-app").body()).contains("\"stale\":false");
     assertThat(get("/products/p-2", "X-Caller", "partner-app").body()).contains("\"stale\":true");
     assertThat(get("/products/p-2", "X-Caller", "another-app").body()).contains("\"stale\":false");
@@ -179,7 +172,6 @@ class ShopApplicationTests {
 
   @Test
   void searchAboveItsRateIsA429Problem() throws Exception {
-    ticker.advance(Duration.ofSeconds(5));
     assertThat(get("/products/search?q=t").statusCode()).isEqualTo(200);
     assertThat(get("/products/search?q=t").statusCode()).isEqualTo(200);
     HttpResponse<String> third = get("/products/search?q=t");
@@ -191,7 +183,7 @@ class ShopApplicationTests {
 
   @Test
   void productListWarmsUp() throws Exception {
-    ticker.advance(Duration.ofSeconds(60)); // idle: the limiter is cold
+    // reset before the test: the limiter is cold, as after an idle period
     assertThat(get("/products").statusCode()).isEqualTo(200);
     assertThat(get("/products").statusCode()).as("cold: one call per 200 ms").isEqualTo(429);
     ticker.advance(Duration.ofMillis(200));
@@ -219,7 +211,6 @@ class ShopApplicationTests {
 
   @Test
   void ordersInFlightAreLimitedToTwo() throws Exception {
-    payments.inFlight.drainPermits(); // charges of other tests' orders
     payments.release = new CountDownLatch(1);
     List<CompletableFuture<HttpResponse<String>>> first = List.of(
         CLIENT.sendAsync(order("p-1"), HttpResponse.BodyHandlers.ofString()),
@@ -237,7 +228,6 @@ class ShopApplicationTests {
 
   @Test
   void ordersDoNotSpendThePublicProductLimit() throws Exception {
-    ticker.advance(Duration.ofSeconds(5));
     for (int i = 0; i < 6; i++) {
       get("/products/p-1");
     }
@@ -247,17 +237,19 @@ class ShopApplicationTests {
 
   @Test
   void unknownProductIsA404AndNotAFailure() throws Exception {
-    long failedBefore = weir.statistics("placeOrder").totalFailed();
     assertThat(CLIENT.send(order("nope"), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(404);
-    assertThat(weir.statistics("placeOrder").totalFailed()).isEqualTo(failedBefore);
+    assertThat(weir.statistics("placeOrder").totalPassed()).as("the call was made").isEqualTo(1);
+    assertThat(weir.statistics("placeOrder").totalFailed()).isZero();
   }
 
   @Test
   void failingCarrierFallsBackToAFlatRate() throws Exception {
+    int asked = carrier.calls();
     HttpResponse<String> quote = get("/orders/o-1/shipping");
     assertThat(quote.statusCode()).isEqualTo(200);
     assertThat(quote.body()).contains("\"carrier\":\"flat-rate\"").contains("\"estimated\":true")
         .contains("\"priceCents\":" + ShippingService.FLAT_RATE_CENTS);
-    assertThat(weir.statistics("shippingQuote").totalFailed()).isPositive();
+    assertThat(carrier.calls()).as("the carrier was asked and failed").isEqualTo(asked + 1);
+    assertThat(weir.statistics("shippingQuote").totalFailed()).isEqualTo(1);
   }
 }

@@ -2,6 +2,7 @@ package dev.weir.sample.shop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.weir.test.AutoConfigureWeirTest;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,12 +14,15 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 
 /**
  * The shop's actuator: Weir's meters in the Prometheus scrape, its endpoint and its health. Tests
- * turn metrics export off unless asked, hence the Prometheus property.
+ * turn metrics export off unless asked, hence the Prometheus property. The exact counts below hold
+ * because {@code @AutoConfigureWeirTest} resets the engine before the test, whatever ran before it
+ * in this application context, and holds its time still.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
     "management.endpoints.web.exposure.include=health,metrics,prometheus,weir",
     "management.endpoint.health.show-details=always",
     "management.prometheus.metrics.export.enabled=true"})
+@AutoConfigureWeirTest
 class ShopObservabilityTests {
 
   private static final HttpClient CLIENT = HttpClient.newHttpClient();
