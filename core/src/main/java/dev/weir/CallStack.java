@@ -1,6 +1,7 @@
 package dev.weir;
 
 import java.util.Arrays;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,11 +34,17 @@ final class CallStack {
   /**
    * Opens a call of {@code resource} on this thread and runs its chain: returns the admitted frame,
    * or null with the refusal kept for {@link #takeRefusal}. A call of a resource beyond the engine's
-   * bound ({@code node} null) is admitted unchecked. Exception-safe: when a slot throws, the chain
+   * bound (no node in {@code nodes}) is admitted unchecked. Exception-safe: when a slot throws, the chain
    * has undone what the call took, the frame is popped here, and the exception goes on.
    */
-  @Nullable Frame enter(String resource, @Nullable ResourceNode node, EntryType type, int acquireCount,
-      Object @Nullable [] args) {
+  @Nullable Frame enter(String resource, EntryType type, int acquireCount, Object @Nullable [] args,
+      NodeRegistry nodes) {
+    Objects.requireNonNull(resource, "resource");
+    Objects.requireNonNull(type, "type");
+    if (acquireCount < 1) {
+      throw new IllegalArgumentException("acquireCount must be at least 1, was " + acquireCount);
+    }
+    ResourceNode node = nodes.forCall(resource);
     Frame frame = push(resource, node, type, acquireCount, args, clock.read());
     if (node == null) {
       return frame;

@@ -126,15 +126,11 @@ public final class Weir implements AutoCloseable {
    * @throws BlockException when a rule refuses the call
    */
   public Entry entry(String resource, EntryType type, int acquireCount, Object @Nullable ... args) {
-    Objects.requireNonNull(resource, "resource");
-    Objects.requireNonNull(type, "type");
-    if (acquireCount < 1) {
-      throw new IllegalArgumentException("acquireCount must be at least 1, was " + acquireCount);
-    }
-    // Kept small on purpose: this method inlines into callers, so the throw below lands in the
-    // caller's compiled code, where a catch nearby is a jump rather than a runtime unwind.
+    // Kept tiny on purpose: this method inlines into callers, so the throw below lands in the
+    // caller's compiled code, where a catch nearby is a jump rather than a runtime unwind. The
+    // work (and the argument checks) are in CallStack.enter, which the JIT compiles on its own.
     CallStack stack = stacks.get();
-    Frame frame = stack.enter(resource, nodes.forCall(resource), type, acquireCount, args);
+    Frame frame = stack.enter(resource, type, acquireCount, args, nodes);
     if (frame == null) {
       throw stack.takeRefusal();
     }
