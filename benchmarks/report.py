@@ -10,7 +10,7 @@ result at one of --threads gets a FAILED row, and the exit status is 3 (after th
 
 Benchmarks are named <case>_<engine>; each row is compared with weir's row of the same case and
 thread count ("x Weir" = score / Weir's score, so 2.00x means twice as slow as Weir). A "Targets"
-section then checks issue 7's (and issue 3's) ratios: Weir's score / the other's, against a limit.
+section then checks issue 12's, issue 7's and issue 3's ratios: Weir's score / the other's, against a limit.
 """
 import argparse
 import datetime
@@ -51,6 +51,8 @@ ANNOTATION_CALLS = {
 }
 # (case, other engine, limit of Weir's score / the other's score, where the target comes from)
 TARGETS = [
+    ("qps", "resilience4j", 1.6, "issue 12: core entry+close <= 1.6x Resilience4j's `acquirePermission` (1 thread)", {1}),
+    ("rejected", "resilience4j", 1.0, "issue 12: a rejection <= Resilience4j's rejection", None),
     ("qps", "sentinel", 0.2, "issue 7: core entry+exit <= 0.2x Sentinel's"),
     ("rejected", "sentinel", 0.1, "issue 7: a rejection <= 0.1x Sentinel's"),
     ("annotation", "noopAspect", 1.25, "issue 3: `@RateLimited` <= 1.25x a no-op `@Around` aspect"),
@@ -232,7 +234,9 @@ def main():
 
     targets = []
     for threads in sorted({k[0] for k in rows}):
-        for case, other, limit, source in TARGETS:
+        for case, other, limit, source, *only in TARGETS:
+            if only and only[0] is not None and threads not in only[0]:
+                continue
             weir, peer = rows.get((threads, case, "weir")), rows.get((threads, case, other))
             if not weir or not peer or peer["score"] <= 0:
                 continue
@@ -240,6 +244,16 @@ def main():
             verdict = "met" if ratio <= limit else "**missed** (%.2fx the limit)" % (ratio / limit)
             targets.append("| %s | %d | %s | %s | %.2f | <= %.2f | %s |" % (
                 source, threads, fmt_num(weir["score"]), fmt_num(peer["score"]), ratio, limit, verdict))
+    # Scaling: throughput with 2 threads on one resource / throughput with 1 (scores are ns per call
+    # per thread, so throughput is threads / score).
+    one, two = rows.get((1, "qps", "weir")), rows.get((2, "qps", "weir"))
+    if one and two and two["score"] > 0:
+        scale = 2 * one["score"] / two["score"]
+        limit = 1.3
+        verdict = "met" if scale >= limit else "**missed** (%.2fx where %.2fx is asked)" % (scale, limit)
+        targets.append("| issue 12: 2 threads on one resource >= 1.3x one thread's throughput (qps) | 1, 2 | %s, %s "
+                       "| | %.2fx | >= %.2f | %s |" % (fmt_num(one["score"]), fmt_num(two["score"]), scale, limit,
+                                                       verdict))
     if targets:
         out.append("## Targets")
         out.append("")
