@@ -19,6 +19,28 @@ import org.jspecify.annotations.Nullable;
  */
 final class CallStack {
 
+  /**
+   * The engine's thread-local of stacks. Its initial value captures the clock only, not the engine:
+   * a stack must not reach the engine that owns the thread-local (see the class comment).
+   */
+  static final class PerThread extends ThreadLocal<CallStack> {
+    private final EngineClock clock;
+
+    PerThread(EngineClock clock) {
+      this.clock = clock;
+    }
+
+    @Override
+    protected CallStack initialValue() {
+      return new CallStack(clock);
+    }
+
+    /** This thread's stack; a method of its own so that callers need no cast. */
+    CallStack current() {
+      return get();
+    }
+  }
+
   final EngineClock clock;
   private final Thread owner = Thread.currentThread();
   private Frame[] frames = new Frame[4];
@@ -26,18 +48,21 @@ final class CallStack {
   String contextName = Weir.DEFAULT_CONTEXT;
   String origin = "";
   private @Nullable BlockException refusal;
+  /** The frame of the call {@link #enter} admitted last; read at once by {@link #entry}. */
+  private @Nullable Frame entered;
 
   CallStack(EngineClock clock) {
     this.clock = clock;
   }
 
   /**
-   * Opens a call of {@code resource} on this thread and runs its chain: returns the admitted frame,
-   * or null with the refusal kept for {@link #takeRefusal}. A call of a resource beyond the engine's
+   * Opens a call of {@code resource} on this thread and runs its chain: returns true when it was
+   * admitted ({@link #entered} is then its frame), or false with the refusal kept for
+   * {@link #takeRefusal}. A call of a resource beyond the engine's
    * bound (no node in {@code nodes}) is admitted unchecked. Exception-safe: when a slot throws, the chain
    * has undone what the call took, the frame is popped here, and the exception goes on.
    */
-  @Nullable Frame enter(String resource, EntryType type, int acquireCount, Object @Nullable [] args,
+  boolean enter(String resource, EntryType type, int acquireCount, Object @Nullable [] args,
       NodeRegistry nodes) {
     Objects.requireNonNull(resource, "resource");
     Objects.requireNonNull(type, "type");
@@ -46,8 +71,9 @@ final class CallStack {
     }
     ResourceNode node = nodes.forCall(resource);
     Frame frame = push(resource, node, type, acquireCount, args, clock.read());
+    entered = frame;
     if (node == null) {
-      return frame;
+      return true;
     }
     ResourceRules rules = node.rules; // read once: every slot decides against the same rules
     frame.rules = rules;
@@ -60,10 +86,22 @@ final class CallStack {
     }
     if (refusal != null) {
       discard(frame);
+      entered = null;
       this.refusal = refusal;
-      return null;
+      return false;
     }
-    return frame;
+    return true;
+  }
+
+  /**
+   * Enters a call ({@link #enter}) and returns its handle, or throws its refusal. At most 35 bytes
+   * of bytecode, so that it is inlined into its callers: see the comment above {@code Weir.entry}.
+   */
+  Entry entry(String resource, EntryType type, int acquireCount, Object @Nullable [] args, NodeRegistry nodes) {
+    if (enter(resource, type, acquireCount, args, nodes)) {
+      return new Entry(entered);
+    }
+    throw takeRefusal();
   }
 
   private Frame push(String resource, @Nullable ResourceNode node, EntryType type, int acquireCount,

@@ -49,7 +49,7 @@ public final class Weir implements AutoCloseable {
   private final NodeRegistry nodes;
   private final RuleRegistry rules;
   private final @Nullable ClusterStatus cluster;
-  private final ThreadLocal<CallStack> stacks;
+  private final CallStack.PerThread stacks;
 
   private Weir(Builder builder) {
     this.clock = new EngineClock(builder.ticker, builder.sleeper);
@@ -63,10 +63,7 @@ public final class Weir implements AutoCloseable {
         overflow, guard, slots(builder, clock, system), system, listeners);
     this.nodes = book.nodes;
     this.rules = new RuleRegistry(book, guard != null);
-    // The supplier captures the clock, not this engine: see CallStack on why a stack must not
-    // reach the engine that owns the thread-local.
-    EngineClock stackClock = clock;
-    this.stacks = ThreadLocal.withInitial(() -> new CallStack(stackClock));
+    this.stacks = new CallStack.PerThread(clock);
     if (!builder.rules.isEmpty()) {
       rules.load(builder.rules);
     }
@@ -101,14 +98,26 @@ public final class Weir implements AutoCloseable {
     return new Builder();
   }
 
+  /*
+   * The entry methods, here and CallStack.entry, are kept at most 35 bytes of bytecode each, on
+   * purpose (MaxInlineSize): methods that small are inlined by the JIT into every caller (C1
+   * always, C2 wherever the call is hot), whatever it compiled first; the work is in
+   * CallStack.enter, which is compiled on its own. So the throw of a refusal lands in the caller's
+   * compiled code, where a catch nearby is a jump rather than a runtime unwind, and the Entry handle
+   * is allocated there too, where escape analysis removes it when the entry stays in the caller's
+   * method (try-with-resources). Measured: with larger entry methods, the JIT compiled them on their
+   * own first in some runs, and then a refusal cost twice as much and an admitted call allocated
+   * its 48-byte handle.
+   */
+
   /** Guards an outbound call of {@code resource} asking for one permit. */
   public Entry entry(String resource) {
-    return entry(resource, EntryType.OUT, 1, (Object[]) null);
+    return stacks.current().entry(resource, EntryType.OUT, 1, null, nodes);
   }
 
   /** Guards a call of {@code resource} in direction {@code type}, asking for one permit. */
   public Entry entry(String resource, EntryType type) {
-    return entry(resource, type, 1, (Object[]) null);
+    return stacks.current().entry(resource, type, 1, null, nodes);
   }
 
   /**
@@ -126,15 +135,7 @@ public final class Weir implements AutoCloseable {
    * @throws BlockException when a rule refuses the call
    */
   public Entry entry(String resource, EntryType type, int acquireCount, Object @Nullable ... args) {
-    // Kept tiny on purpose: this method inlines into callers, so the throw below lands in the
-    // caller's compiled code, where a catch nearby is a jump rather than a runtime unwind. The
-    // work (and the argument checks) are in CallStack.enter, which the JIT compiles on its own.
-    CallStack stack = stacks.get();
-    Frame frame = stack.enter(resource, type, acquireCount, args, nodes);
-    if (frame == null) {
-      throw stack.takeRefusal();
-    }
-    return new Entry(frame);
+    return stacks.current().entry(resource, type, acquireCount, args, nodes);
   }
 
   /**
@@ -145,7 +146,7 @@ public final class Weir implements AutoCloseable {
    */
   public ContextScope enterContext(String name, @Nullable String origin) {
     Objects.requireNonNull(name, "name");
-    return new ContextScope(stacks.get(), name, origin == null ? "" : origin);
+    return new ContextScope(stacks.current(), name, origin == null ? "" : origin);
   }
 
   /** Runs {@code action} inside a named context with a caller origin. */
