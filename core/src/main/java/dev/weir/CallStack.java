@@ -48,21 +48,18 @@ final class CallStack {
   String contextName = Weir.DEFAULT_CONTEXT;
   String origin = "";
   private @Nullable BlockException refusal;
-  /** The frame of the call {@link #enter} admitted last; read at once by {@link #entry}. */
-  private @Nullable Frame entered;
 
   CallStack(EngineClock clock) {
     this.clock = clock;
   }
 
   /**
-   * Opens a call of {@code resource} on this thread and runs its chain: returns true when it was
-   * admitted ({@link #entered} is then its frame), or false with the refusal kept for
-   * {@link #takeRefusal}. A call of a resource beyond the engine's
+   * Opens a call of {@code resource} on this thread and runs its chain: returns the admitted frame,
+   * or null with the refusal kept for {@link #takeRefusal}. A call of a resource beyond the engine's
    * bound (no node in {@code nodes}) is admitted unchecked. Exception-safe: when a slot throws, the chain
    * has undone what the call took, the frame is popped here, and the exception goes on.
    */
-  boolean enter(String resource, EntryType type, int acquireCount, Object @Nullable [] args,
+  @Nullable Frame enter(String resource, EntryType type, int acquireCount, Object @Nullable [] args,
       NodeRegistry nodes) {
     Objects.requireNonNull(resource, "resource");
     Objects.requireNonNull(type, "type");
@@ -71,9 +68,8 @@ final class CallStack {
     }
     ResourceNode node = nodes.forCall(resource);
     Frame frame = push(resource, node, type, acquireCount, args, clock.read());
-    entered = frame;
     if (node == null) {
-      return true;
+      return frame;
     }
     ResourceRules rules = node.rules; // read once: every slot decides against the same rules
     frame.rules = rules;
@@ -86,11 +82,10 @@ final class CallStack {
     }
     if (refusal != null) {
       discard(frame);
-      entered = null;
       this.refusal = refusal;
-      return false;
+      return null;
     }
-    return true;
+    return frame;
   }
 
   /**
@@ -98,8 +93,9 @@ final class CallStack {
    * of bytecode, so that it is inlined into its callers: see the comment above {@code Weir.entry}.
    */
   Entry entry(String resource, EntryType type, int acquireCount, Object @Nullable [] args, NodeRegistry nodes) {
-    if (enter(resource, type, acquireCount, args, nodes)) {
-      return new Entry(entered);
+    Frame frame = enter(resource, type, acquireCount, args, nodes);
+    if (frame != null) {
+      return new Entry(frame);
     }
     throw takeRefusal();
   }

@@ -1,9 +1,7 @@
 package dev.weir;
 
 import dev.weir.rule.FlowRule;
-import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
 
 /**
@@ -38,13 +36,5 @@ final class FlowRuleSet {
 
   boolean isEmpty() {
     return states.length == 0;
-  }
-
-  List<FlowRule> rules() {
-    List<FlowRule> rules = new ArrayList<>(states.length);
-    for (FlowRuleState state : states) {
-      rules.add(state.rule);
-    }
-    return List.copyOf(rules);
   }
 }

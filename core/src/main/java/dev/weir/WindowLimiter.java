@@ -192,9 +192,12 @@ final class WindowLimiter extends FlowLimiter {
         }
       }
       long lease = permits <= LEASE && limit - used - permits >= LEASE_FLOOR ? LEASE : 0;
+      // The cells exist before the CAS: once it succeeds nothing may throw (the permits it counted
+      // would stay taken, neither held by the call nor refunded).
+      AtomicLongArray leaseCells = lease > 0 ? cells() : null;
       if (buckets.slots.compareAndSet(at(h.slot), current, current + permits + lease)) {
-        if (lease > 0) {
-          keep(h, lease);
+        if (leaseCells != null) {
+          keep(leaseCells, h, lease);
         }
         return token(h.slot, h.index);
       }
@@ -207,16 +210,7 @@ final class WindowLimiter extends FlowLimiter {
    * loop ends: each failed CAS follows another thread's write to the cell, and a thread writes it at
    * most once per admission.
    */
-  private void keep(Head h, long lease) {
-    AtomicLongArray cells = credits;
-    if (cells == null) {
-      synchronized (this) {
-        cells = credits;
-        if (cells == null) {
-          credits = cells = new AtomicLongArray((CELLS + 2) * STRIDE);
-        }
-      }
-    }
+  private void keep(AtomicLongArray cells, Head h, long lease) {
     int cell = at(cellOf(Thread.currentThread()));
     while (true) {
       long old = cells.get(cell);
@@ -232,6 +226,20 @@ final class WindowLimiter extends FlowLimiter {
         return;
       }
     }
+  }
+
+  /** The credit cells, made at the first lease. */
+  private AtomicLongArray cells() {
+    AtomicLongArray cells = credits;
+    if (cells == null) {
+      synchronized (this) {
+        cells = credits;
+        if (cells == null) {
+          credits = cells = new AtomicLongArray((CELLS + 2) * STRIDE);
+        }
+      }
+    }
+    return cells;
   }
 
   /** The cell of {@code thread}: its id, spread by a multiplicative hash. */

@@ -83,6 +83,30 @@ class WindowCreditTest {
   }
 
   /**
+   * A thread holding a credit of bucket 0 is late: another thread moved the window to bucket 1, and
+   * the first comes back with its old reading. It must not spend the old credit (its call is decided
+   * on a fresh reading, in bucket 1), and every admission stays counted exactly once.
+   */
+  @Test
+  void aLateReadingNeverSpendsACreditOfAnOlderBucket() throws Exception {
+    WindowLimiter limiter = new WindowLimiter(SECOND, 100_000, clock, ticker.read());
+    long old = ticker.read();
+    java.util.concurrent.ExecutorService late = java.util.concurrent.Executors.newSingleThreadExecutor();
+    try {
+      assertThat(late.submit(() -> limiter.tryAcquire(1, old)).get(10, TimeUnit.SECONDS)).isNotNegative();
+      ticker.advanceNanos(BUCKET);
+      assertThat(limiter.tryAcquire(1, ticker.read())).as("another thread, in bucket 1").isNotNegative();
+      long token = late.submit(() -> limiter.tryAcquire(1, old)).get(10, TimeUnit.SECONDS);
+      assertThat(token).isNotNegative();
+      assertThat((int) token).as("the late call is counted in bucket 1").isEqualTo((int) (old / BUCKET + 1));
+    } finally {
+      late.shutdownNow();
+    }
+    assertThat(limiter.strandedCredits()).as("the credit of bucket 0 went back to it").isZero();
+    assertThat(limiter.inWindow() - limiter.unspentCredits()).as("three admissions, each counted once").isEqualTo(3);
+  }
+
+  /**
    * Four threads take turns (a barrier between rounds, so each round interleaves all four in any
    * order) at one reading, each calling until refused: together they admit exactly the count,
    * whichever cells they share.
