@@ -1,5 +1,8 @@
 package dev.weir;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.util.Arrays;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -16,8 +19,46 @@ import org.jspecify.annotations.Nullable;
  * thread-local's key): it holds the engine's clock only, and its frames drop their rules and nodes
  * when they are released. A discarded engine is then collectable although every thread that used
  * it still holds its stack.
+ *
+ * <h2>Virtual threads</h2>
+ * A virtual thread usually makes a few calls and ends, and there may be hundreds of thousands of
+ * them alive, each parked in its own request. Pooling frames for each would keep them per live
+ * thread, so a virtual thread's stack is <em>transient</em>: it starts with room for one frame and
+ * takes itself out of the thread-local as soon as the thread has no open call and no context
+ * entered ({@link #leaveIfIdle}). It then costs its allocation during the call and nothing after.
+ * Such a stack refers to its thread-local (to remove itself), which keeps the engine's clock
+ * reachable from a virtual thread that is still alive with an open call; a platform thread's stack
+ * never does.
+ *
+ * <h2>Detached frames</h2>
+ * An asynchronous call ({@link Weir#asyncEntry}) completes on whatever thread its work completes
+ * on, in any order with the calls of the thread that started it, so its frame is not pushed here:
+ * it is a frame of its own ({@link Frame#DETACHED} depth), never pooled, closed by whichever thread
+ * completes it. It takes the stack's context and clock when it opens and nothing else.
  */
 final class CallStack {
+
+  private static final @Nullable MethodHandle IS_VIRTUAL = isVirtualHandle();
+
+  private static @Nullable MethodHandle isVirtualHandle() {
+    try {
+      return MethodHandles.publicLookup().findVirtual(Thread.class, "isVirtual", MethodType.methodType(boolean.class));
+    } catch (NoSuchMethodException | IllegalAccessException e) {
+      return null; // before JDK 21 there are no virtual threads
+    }
+  }
+
+  /** Whether {@code thread} is a virtual thread (JDK 21+); false on older JDKs. */
+  static boolean isVirtual(Thread thread) {
+    if (IS_VIRTUAL == null) {
+      return false;
+    }
+    try {
+      return (boolean) IS_VIRTUAL.invokeExact(thread);
+    } catch (Throwable e) {
+      return false;
+    }
+  }
 
   /**
    * The engine's thread-local of stacks. Its initial value captures the clock only, not the engine:
@@ -32,7 +73,7 @@ final class CallStack {
 
     @Override
     protected CallStack initialValue() {
-      return new CallStack(clock);
+      return isVirtual(Thread.currentThread()) ? new CallStack(clock, this) : new CallStack(clock, null);
     }
 
     /** This thread's stack; a method of its own so that callers need no cast. */
@@ -43,14 +84,23 @@ final class CallStack {
 
   final EngineClock clock;
   private final Thread owner = Thread.currentThread();
-  private Frame[] frames = new Frame[4];
+  /** The thread-local this stack removes itself from when idle; null for a platform thread's. */
+  private final @Nullable PerThread transientIn;
+  private Frame[] frames;
   private int depth;
   String contextName = Weir.DEFAULT_CONTEXT;
   String origin = "";
   private @Nullable BlockException refusal;
 
-  CallStack(EngineClock clock) {
+  /**
+   * Creates the stack of the current thread.
+   *
+   * @param transientIn for a virtual thread, the thread-local to leave when idle; else null
+   */
+  CallStack(EngineClock clock, @Nullable PerThread transientIn) {
     this.clock = clock;
+    this.transientIn = transientIn;
+    this.frames = new Frame[transientIn == null ? 4 : 1];
   }
 
   /**
@@ -68,9 +118,29 @@ final class CallStack {
     }
     ResourceNode node = nodes.forCall(resource);
     Frame frame = push(resource, node, type, acquireCount, args, clock.read());
-    if (node == null) {
-      return frame;
+    return node == null ? frame : run(frame, node);
+  }
+
+  /**
+   * Opens an asynchronous call of {@code resource} in a {@linkplain Frame#DETACHED detached} frame
+   * and runs its chain; as {@link #enter} otherwise.
+   */
+  @Nullable Frame enterDetached(String resource, EntryType type, int acquireCount, Object @Nullable [] args,
+      NodeRegistry nodes) {
+    Objects.requireNonNull(resource, "resource");
+    Objects.requireNonNull(type, "type");
+    if (acquireCount < 1) {
+      throw new IllegalArgumentException("acquireCount must be at least 1, was " + acquireCount);
     }
+    ResourceNode node = nodes.forCall(resource);
+    Frame frame = new Frame(this);
+    frame.depth = Frame.DETACHED;
+    frame.open(resource, node, type, acquireCount, args, clock.read());
+    return node == null ? frame : run(frame, node);
+  }
+
+  /** Runs the chain of an opened frame; returns it when admitted, else null with the refusal kept. */
+  private @Nullable Frame run(Frame frame, ResourceNode node) {
     ResourceRules rules = node.rules; // read once: every slot decides against the same rules
     frame.rules = rules;
     BlockException refusal;
@@ -86,6 +156,15 @@ final class CallStack {
       return null;
     }
     return frame;
+  }
+
+  /** Enters an asynchronous call ({@link #enterDetached}) and returns its handle, or throws its refusal. */
+  Entry asyncEntry(String resource, EntryType type, int acquireCount, Object @Nullable [] args, NodeRegistry nodes) {
+    Frame frame = enterDetached(resource, type, acquireCount, args, nodes);
+    if (frame != null) {
+      return new Entry(frame);
+    }
+    throw takeRefusal();
   }
 
   /**
@@ -116,10 +195,24 @@ final class CallStack {
     return entry;
   }
 
-  /** Takes back the top frame of a call that did not start. */
+  /** Takes back the frame of a call that did not start (the top one, unless detached). */
   private void discard(Frame entry) {
     entry.release();
-    depth = entry.depth;
+    if (entry.depth != Frame.DETACHED) {
+      depth = entry.depth;
+      leaveIfIdle();
+    }
+  }
+
+  /**
+   * A transient stack (a virtual thread's) leaves its thread-local once the thread has no open
+   * call and no context entered, so that the thread keeps nothing of the engine between calls. Its
+   * frames may still be named by entries, which then find them closed.
+   */
+  void leaveIfIdle() {
+    if (transientIn != null && depth == 0 && contextName.equals(Weir.DEFAULT_CONTEXT) && origin.isEmpty()) {
+      transientIn.remove();
+    }
   }
 
   BlockException takeRefusal() {
@@ -130,7 +223,7 @@ final class CallStack {
 
   /** Closes {@code call} of {@code entry}; a no-op when that call is closed already. */
   void close(Frame entry, long call) {
-    if (Thread.currentThread() != owner) {
+    if (entry.depth == Frame.DETACHED || Thread.currentThread() != owner) {
       entry.finish(call);
       return;
     }
@@ -142,6 +235,7 @@ final class CallStack {
       entry.finish(call);
       depth = at;
       popFreed();
+      leaveIfIdle();
       return;
     }
     if (at >= depth || frames[at] != entry) {
@@ -157,6 +251,7 @@ final class CallStack {
     entry.finish(call);
     depth = at;
     popFreed();
+    leaveIfIdle();
     if (openedLater != null) {
       throw new IllegalStateException("Entry of '" + entry.resource + "' closed while the entry of '" + openedLater
           + "', opened after it on the same thread, was still open; both are closed now. Close entries in the"

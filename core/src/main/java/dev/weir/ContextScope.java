@@ -41,6 +41,7 @@ public final class ContextScope implements AutoCloseable {
       closed = true;
       stack.contextName = previousName;
       stack.origin = previousOrigin;
+      stack.leaveIfIdle();
     }
   }
 }

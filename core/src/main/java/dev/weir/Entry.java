@@ -23,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  * Entries opened by one thread nest: close them in the reverse order of opening. Closing an entry
  * while entries opened after it on the same thread are still open closes those too (nothing leaks)
  * and then throws {@link IllegalStateException} naming them. An entry may be closed from another
- * thread (for a call handed to an executor); it is then not checked for order.
+ * thread (for a call handed to an executor); it is then not checked for order. An entry of
+ * {@link Weir#asyncEntry} never nests: it is closed from any thread, in any order.
  *
  * <h2>Exactly once</h2>
  * {@link #close()} is idempotent, from any thread and at any time: an entry names one call, and

@@ -41,9 +41,13 @@ final class Frame implements Invocation {
     }
   }
 
+  /** The {@link #depth} of a frame of an asynchronous call, which is on no stack. */
+  static final int DETACHED = -1;
+
   final CallStack stack;
   /** Generation and phase; see {@link #PHASE}. Written by the owner to open, CASed by closers. */
   private volatile long state;
+  /** Position on the owner's stack, or {@link #DETACHED}. */
   int depth;
 
   String resource = "";
@@ -60,12 +64,17 @@ final class Frame implements Invocation {
   ResourceRules rules = ResourceRules.NONE;
   @Nullable Throwable error;
 
-  FlowLimiter[] held = new FlowLimiter[2];
-  long[] heldTokens = new long[2];
+  /*
+   * The permits and probes a call holds, allocated on first use: a pooled frame keeps them for its
+   * later calls, and a frame that lives for one call only (an async entry, a virtual thread's)
+   * allocates none when its rules hold nothing.
+   */
+  FlowLimiter @Nullable [] held;
+  long @Nullable [] heldTokens;
   int heldCount;
 
   CircuitBreaker[] breakers = NO_BREAKERS;
-  CircuitBreaker[] probes = new CircuitBreaker[1];
+  CircuitBreaker @Nullable [] probes;
   int probeCount;
 
   Frame(CallStack stack) {
@@ -97,7 +106,10 @@ final class Frame implements Invocation {
   }
 
   void hold(FlowLimiter limiter, long token) {
-    if (heldCount == held.length) {
+    if (held == null || heldTokens == null) {
+      held = new FlowLimiter[2];
+      heldTokens = new long[2];
+    } else if (heldCount == held.length) {
       held = java.util.Arrays.copyOf(held, heldCount * 2);
       heldTokens = java.util.Arrays.copyOf(heldTokens, heldCount * 2);
     }
@@ -124,7 +136,9 @@ final class Frame implements Invocation {
   }
 
   void addProbe(CircuitBreaker breaker) {
-    if (probeCount == probes.length) {
+    if (probes == null) {
+      probes = new CircuitBreaker[1];
+    } else if (probeCount == probes.length) {
       probes = java.util.Arrays.copyOf(probes, probeCount * 2);
     }
     probes[probeCount++] = breaker;

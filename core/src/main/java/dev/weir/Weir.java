@@ -139,6 +139,25 @@ public final class Weir implements AutoCloseable {
   }
 
   /**
+   * Guards an asynchronous call: one whose work completes later, on whatever thread (a
+   * {@code CompletableFuture}, a reactive subscription). It is checked and counted like
+   * {@link #entry(String, EntryType, int, Object...)}, in the context of the calling thread, but
+   * its entry does not nest with the entries of the calling thread: close it when the work
+   * completes, from any thread and in any order with other entries (idempotent). A concurrency
+   * limit counts it until then, and its response time runs until then.
+   *
+   * @param resource the resource name
+   * @param type the direction; system rules apply to {@link EntryType#IN} only
+   * @param acquireCount permits to take, at least 1
+   * @param args the call's arguments, for hot-parameter rules; may be null
+   * @return the entry to close when the work completes
+   * @throws BlockException when a rule refuses the call
+   */
+  public Entry asyncEntry(String resource, EntryType type, int acquireCount, Object @Nullable ... args) {
+    return stacks.current().asyncEntry(resource, type, acquireCount, args, nodes);
+  }
+
+  /**
    * Enters a named context with a caller origin on this thread; close the scope to leave it.
    *
    * @param name the context name ({@code chain} rules match it)
@@ -225,6 +244,11 @@ public final class Weir implements AutoCloseable {
   @Override
   public void close() {
     system.close();
+  }
+
+  /** This thread's stack of this engine; for tests. */
+  CallStack currentStack() {
+    return stacks.current();
   }
 
   /** Reads system load and CPU now rather than at the next once-a-second sample; for tests. */

@@ -1,0 +1,171 @@
+package dev.weir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.weir.rule.FlowRule;
+import dev.weir.rule.RuleSet;
+import java.lang.ref.WeakReference;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Limits hold with virtual threads, and a virtual thread keeps nothing of the engine after its
+ * call. Needs JDK 21+: skipped with a message on older JDKs; the build's {@code virtual-threads}
+ * profile runs it on Temurin 25 where that is installed. Compiled for Java 17, so virtual threads
+ * are made through reflection.
+ */
+@Tag("virtual-threads")
+@Timeout(60)
+class VirtualThreadTest {
+
+  @BeforeEach
+  void needsVirtualThreads() {
+    assumeTrue(Runtime.version().feature() >= 21,
+        "virtual threads need JDK 21+, this is " + Runtime.version() + "; run with the virtual-threads profile");
+  }
+
+  private static ExecutorService virtualThreadPerTask() throws ReflectiveOperationException {
+    return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+  }
+
+  /** 20 000 virtual threads, one call each, against a limit of 8 at a time: never more than 8. */
+  @Test
+  void aThreadsLimitHoldsAcrossManyVirtualThreads() throws Exception {
+    Weir weir = Weir.builder().rules(RuleSet.of(FlowRule.threads("r", 8))).build();
+    AtomicInteger inFlight = new AtomicInteger();
+    AtomicInteger maxInFlight = new AtomicInteger();
+    int calls = 20_000;
+    ExecutorService executor = virtualThreadPerTask();
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (int i = 0; i < calls; i++) {
+        done.add(executor.submit(() -> {
+          try (Entry entry = weir.entry("r")) {
+            maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+            Thread.sleep(0, 100_000); // parks the virtual thread: others run meanwhile
+            inFlight.decrementAndGet();
+          } catch (BlockException refused) {
+            // counted by the engine
+          }
+          return null;
+        }));
+      }
+      for (Future<?> future : done) {
+        future.get(30, TimeUnit.SECONDS);
+      }
+    } finally {
+      awaitAll(executor);
+    }
+    ResourceStatistics stats = weir.statistics("r");
+    assertThat(maxInFlight.get()).isBetween(1, 8);
+    assertThat(stats.totalPassed() + stats.totalBlocked()).isEqualTo(calls);
+    assertThat(stats.totalSucceeded()).isEqualTo(stats.totalPassed());
+    assertThat(stats.activeCalls()).isZero();
+  }
+
+  /**
+   * A qps limit on a driven clock that does not move: 10 000 virtual threads, one call each, and
+   * at most the count is admitted (the window's per-thread credits are taken within the count).
+   */
+  @Test
+  void aQpsLimitHoldsAcrossManyVirtualThreads() throws Exception {
+    FakeTicker ticker = new FakeTicker();
+    Weir weir = Weir.builder().ticker(ticker).rules(RuleSet.of(FlowRule.qps("r", 500))).build();
+    AtomicInteger admitted = new AtomicInteger();
+    int calls = 10_000;
+    ExecutorService executor = virtualThreadPerTask();
+    try {
+      for (int i = 0; i < calls; i++) {
+        executor.execute(() -> {
+          try (Entry entry = weir.entry("r")) {
+            admitted.incrementAndGet();
+          } catch (BlockException refused) {
+            // counted by the engine
+          }
+        });
+      }
+    } finally {
+      awaitAll(executor);
+    }
+    ResourceStatistics stats = weir.statistics("r");
+    assertThat(admitted.get()).isLessThanOrEqualTo(500).isGreaterThanOrEqualTo(500 - 8 * 64);
+    assertThat(stats.totalPassed()).isEqualTo(admitted.get());
+    assertThat(stats.totalPassed() + stats.totalBlocked()).isEqualTo(calls);
+  }
+
+  /**
+   * After its call, a virtual thread that is still alive holds no stack of the engine: the stack
+   * it used becomes unreachable. (A platform thread keeps its stack to reuse its frames.)
+   */
+  @Test
+  void aVirtualThreadKeepsNothingAfterItsCall() throws Exception {
+    Weir weir = Weir.builder().rules(RuleSet.of(FlowRule.threads("r", 8))).build();
+    AtomicReference<WeakReference<CallStack>> used = new AtomicReference<>();
+    AtomicReference<WeakReference<CallStack>> scoped = new AtomicReference<>();
+    CountDownLatch called = new CountDownLatch(1);
+    CountDownLatch end = new CountDownLatch(1);
+    ExecutorService executor = virtualThreadPerTask();
+    try {
+      Future<?> thread = executor.submit(() -> {
+        // in methods of their own, so that no dead local of this frame keeps an entry while parked
+        used.set(callOnce(weir));
+        scoped.set(callInContext(weir));
+        called.countDown();
+        end.await(); // the thread stays alive while the test looks
+        return null;
+      });
+      try {
+        assertThat(called.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(collected(used.get())).as("the stack of a finished call is unreachable").isTrue();
+        assertThat(collected(scoped.get())).as("the stack of a closed context is unreachable").isTrue();
+      } finally {
+        end.countDown();
+      }
+      thread.get(10, TimeUnit.SECONDS);
+    } finally {
+      awaitAll(executor);
+    }
+    assertThat(weir.statistics("r").totalSucceeded()).isEqualTo(2);
+  }
+
+  private static WeakReference<CallStack> callOnce(Weir weir) {
+    try (Entry entry = weir.entry("r")) {
+      return new WeakReference<>(weir.currentStack());
+    }
+  }
+
+  private static WeakReference<CallStack> callInContext(Weir weir) {
+    try (ContextScope scope = weir.enterContext("ctx", "origin")) {
+      weir.entry("r").close();
+      return new WeakReference<>(weir.currentStack());
+    }
+  }
+
+  /** Waits for every task: what {@code ExecutorService.close()} does on JDK 19+. */
+  private static void awaitAll(ExecutorService executor) throws InterruptedException {
+    executor.shutdown();
+    assertThat(executor.awaitTermination(30, TimeUnit.SECONDS)).as("the virtual threads finished").isTrue();
+  }
+
+  private static boolean collected(WeakReference<?> reference) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (reference.get() != null && System.nanoTime() < deadline) {
+      System.gc();
+      Thread.sleep(20);
+    }
+    return reference.get() == null;
+  }
+}
