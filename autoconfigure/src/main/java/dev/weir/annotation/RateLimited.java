@@ -43,6 +43,19 @@ import java.lang.annotation.Target;
  * propagate untouched and uncounted. A {@code BlockException} thrown from inside the method (a
  * nested guarded call was refused) is routed like a refusal of this method, and is not counted as
  * a failure. Checked exceptions propagate as declared, never wrapped.
+ *
+ * <h2>Asynchronous and reactive methods</h2>
+ * A method declared to return {@code CompletionStage} or {@code CompletableFuture} is guarded
+ * until the stage completes: its entry is taken when the method is called and released when the
+ * stage completes or the returned future is cancelled (which cancels the method's own future). A
+ * method returning Reactor's {@code Mono}, {@code Flux} or a {@code Publisher} is guarded per
+ * subscription: the method itself runs when called, unguarded (it assembles the publisher), and
+ * each subscription to the returned publisher takes an entry, released exactly once on
+ * completion, error or cancellation. For both, an exceptional completion or error signal is a
+ * failure routed as above, a refusal without a handler reaches the caller as the stage's or
+ * publisher's error (never thrown from the method), and a handler may return the method's own
+ * type or a plain value of its element type. A Kotlin {@code suspend} function or a method
+ * returning a Kotlin {@code Flow} is refused at start.
  */
 @Target({ElementType.METHOD, ElementType.TYPE})
 @Retention(RetentionPolicy.RUNTIME)
@@ -90,4 +103,10 @@ public @interface RateLimited {
    * over {@link #exceptionsToTrace()}.
    */
   Class<? extends Throwable>[] exceptionsToIgnore() default {};
+
+  /**
+   * The permits one call takes, at least 1: a call weighing {@code n} counts as {@code n} calls
+   * against flow and param-flow rules (a {@code threads} rule too: it holds {@code n} places).
+   */
+  int permits() default 1;
 }

@@ -12,6 +12,8 @@ final class GuardedMethod {
 
   final String resource;
   final EntryType entryType;
+  final int permits;
+  final ReturnKind returns;
   private final Class<?>[] trace;
   private final boolean traceAll;
   private final Class<?>[] ignore;
@@ -19,10 +21,12 @@ final class GuardedMethod {
   private final Handler[] fallbacks;
   private final Handler[] defaultFallbacks;
 
-  GuardedMethod(String resource, EntryType entryType, Class<?>[] trace, Class<?>[] ignore, Handler[] blockHandlers,
-      Handler[] fallbacks, Handler[] defaultFallbacks) {
+  GuardedMethod(String resource, EntryType entryType, int permits, ReturnKind returns, Class<?>[] trace,
+      Class<?>[] ignore, Handler[] blockHandlers, Handler[] fallbacks, Handler[] defaultFallbacks) {
     this.resource = resource;
     this.entryType = entryType;
+    this.permits = permits;
+    this.returns = returns;
     this.trace = trace.clone();
     this.traceAll = contains(trace, Throwable.class);
     this.ignore = ignore.clone();
@@ -91,6 +95,11 @@ final class GuardedMethod {
       }
     }
     throw throwable;
+  }
+
+  /** Whether any handler may answer a refusal or a failure of this method. */
+  boolean hasHandlers() {
+    return blockHandlers.length + fallbacks.length + defaultFallbacks.length != 0;
   }
 
   private boolean isIgnored(Throwable failure) {

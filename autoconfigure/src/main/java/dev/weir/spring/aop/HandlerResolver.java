@@ -44,6 +44,7 @@ final class HandlerResolver {
   private final Method method;
   private final RateLimited annotation;
   private final @Nullable RateLimited typeAnnotation;
+  private final ReturnKind returns;
 
   private HandlerResolver(Class<?> beanClass, Method method, RateLimited annotation,
       @Nullable RateLimited typeAnnotation) {
@@ -51,6 +52,7 @@ final class HandlerResolver {
     this.method = method;
     this.annotation = annotation;
     this.typeAnnotation = typeAnnotation;
+    this.returns = ReturnKind.of(method);
   }
 
   /**
@@ -75,6 +77,19 @@ final class HandlerResolver {
 
   private GuardedMethod resolve() {
     String resource = annotation.value().isEmpty() ? defaultResource(beanClass, method) : annotation.value();
+    if (annotation.permits() < 1) {
+      throw new RateLimitedDeclarationException(beanClass, method,
+          "@RateLimited on " + describe(beanClass, method) + " sets permits = " + annotation.permits()
+              + "; a call takes at least 1 permit.",
+          "Set permits to 1 or more (the permits one call of the method weighs).");
+    }
+    String unsupported = ReturnKind.unsupported(method);
+    if (unsupported != null) {
+      throw new RateLimitedDeclarationException(beanClass, method,
+          "@RateLimited on " + describe(beanClass, method) + " cannot be guarded: the method " + unsupported + ".",
+          "Return a Mono, a Flux or a CompletionStage, or guard the work with Weir.asyncEntry where it"
+              + " completes.");
+    }
     Handler[] blockHandlers = handlers(Kind.BLOCK_HANDLER, annotation.blockHandler(),
         holder(annotation.blockHandlerClass(), "blockHandlerClass"));
     Handler[] fallbacks = handlers(Kind.FALLBACK, annotation.fallback(),
@@ -85,7 +100,8 @@ final class HandlerResolver {
     }
     Handler[] defaultFallbacks = handlers(Kind.DEFAULT_FALLBACK, defaults.defaultFallback(),
         holder(defaults.fallbackClass(), "fallbackClass"));
-    return new GuardedMethod(resource, annotation.entryType(), annotation.exceptionsToTrace(),
+    return new GuardedMethod(resource, annotation.entryType(), annotation.permits(), returns,
+        annotation.exceptionsToTrace(),
         annotation.exceptionsToIgnore(), blockHandlers, fallbacks, defaultFallbacks);
   }
 
@@ -158,6 +174,15 @@ final class HandlerResolver {
     Class<?> actualReturn = candidate.getReturnType();
     boolean returnOk = expectedReturn == void.class ? actualReturn == void.class
         : actualReturn != void.class && ClassUtils.isAssignable(expectedReturn, actualReturn);
+    if (!returnOk && returns.isAsync() && actualReturn != void.class && ReturnKind.of(candidate) == ReturnKind.VALUE) {
+      // a plain value of the element type completes the stage, or is the publisher's value
+      Class<?> element = ReturnKind.elementType(method, beanClass);
+      returnOk = ClassUtils.isAssignable(element, actualReturn);
+      if (!returnOk) {
+        return "returns " + actualReturn.getSimpleName() + ", which is neither assignable to "
+            + expectedReturn.getSimpleName() + " nor to its element type " + element.getSimpleName();
+      }
+    }
     if (!returnOk) {
       return "returns " + actualReturn.getSimpleName() + ", which is not assignable to "
           + expectedReturn.getSimpleName();
@@ -173,10 +198,10 @@ final class HandlerResolver {
 
   private RateLimitedDeclarationException notFound(Kind kind, String name, Class<?> holder, boolean staticOnly,
       List<String> rejected) {
-    String returns = method.getReturnType().getSimpleName();
+    String returnType = method.getReturnType().getSimpleName();
     Class<?>[] leading = kind.takesArgs ? method.getParameterTypes() : new Class<?>[0];
     List<String> expected = new ArrayList<>();
-    String prefix = (staticOnly ? "static " : "") + returns + " " + name + "(";
+    String prefix = (staticOnly ? "static " : "") + returnType + " " + name + "(";
     switch (kind) {
       case BLOCK_HANDLER -> {
         expected.add(prefix + names(leading, "BlockException") + ")");

@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Guards each call of a {@code @RateLimited} method: enters its resource, runs it, and routes
  * refusals and failures to the handlers resolved at startup. Exceptions leave as they came, never
- * wrapped, so checked ones reach the caller as declared.
+ * wrapped, so checked ones reach the caller as declared. A method whose work completes after it
+ * returns is guarded until then, by {@link StageCalls} or {@link ReactorCalls}.
  */
 final class RateLimitedInterceptor implements MethodInterceptor {
 
@@ -31,9 +32,13 @@ final class RateLimitedInterceptor implements MethodInterceptor {
       return invocation.proceed();
     }
     Object[] args = invocation.getArguments();
+    if (guarded.returns != ReturnKind.VALUE) {
+      return guarded.returns == ReturnKind.STAGE ? StageCalls.invoke(weir.get(), guarded, invocation, target, args)
+          : ReactorCalls.invoke(weir.get(), guarded, invocation, target, args);
+    }
     Entry entry;
     try {
-      entry = weir.get().entry(guarded.resource, guarded.entryType, 1, args);
+      entry = weir.get().entry(guarded.resource, guarded.entryType, guarded.permits, args);
     } catch (BlockException block) {
       return guarded.blocked(target, args, block);
     }

@@ -1,0 +1,122 @@
+package dev.weir.spring.aop;
+
+import dev.weir.BlockException;
+import dev.weir.Entry;
+import dev.weir.Weir;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Guards a call of a method returning a {@code CompletionStage} until the stage completes.
+ *
+ * <p>The entry is an {@linkplain Weir#asyncEntry asynchronous} one, taken when the method is
+ * called and closed when the method's stage completes, or when the caller cancels the future
+ * returned here (which also cancels the method's own future, when it is one). The caller always
+ * gets a new {@code CompletableFuture}, completed after the entry is closed: with the method's
+ * value, or with what the handlers make of a refusal or an exceptional completion (a plain value,
+ * or a stage whose outcome it takes), or exceptionally with the refusal or failure the handlers
+ * pass on. A failure the method throws before it returns a stage leaves the method as it came,
+ * after the same routing as for a synchronous call.
+ */
+final class StageCalls {
+
+  private StageCalls() {
+  }
+
+  static @Nullable Object invoke(Weir weir, GuardedMethod guarded, MethodInvocation invocation,
+      @Nullable Object target, Object[] args) throws Throwable {
+    Entry entry;
+    try {
+      entry = weir.asyncEntry(guarded.resource, guarded.entryType, guarded.permits, args);
+    } catch (BlockException block) {
+      CompletableFuture<Object> result = new CompletableFuture<>();
+      settle(result, () -> guarded.blocked(target, args, block));
+      return result;
+    }
+    CompletionStage<?> stage;
+    try {
+      stage = (CompletionStage<?>) invocation.proceed();
+    } catch (Throwable failure) {
+      if (guarded.traces(failure)) {
+        entry.recordError(failure);
+      }
+      entry.close();
+      Object answer = guarded.failed(target, args, failure); // what the handlers pass on is thrown, as it came
+      return answer instanceof CompletionStage<?> ? answer : CompletableFuture.completedFuture(answer);
+    }
+    if (stage == null) {
+      entry.close();
+      return null;
+    }
+    CompletableFuture<Object> result = new CompletableFuture<>();
+    result.whenComplete((value, error) -> {
+      if (result.isCancelled()) {
+        entry.close();
+        if (stage instanceof CompletableFuture<?> future) {
+          future.cancel(false);
+        }
+      }
+    });
+    stage.whenComplete((value, error) -> {
+      if (error == null) {
+        entry.close();
+        result.complete(value);
+        return;
+      }
+      Throwable failure = unwrap(error);
+      if (guarded.traces(failure)) {
+        entry.recordError(failure);
+      }
+      entry.close();
+      if (!result.isDone()) { // not cancelled meanwhile: nobody waits for a fallback then
+        settle(result, () -> guarded.failed(target, args, failure));
+      }
+    });
+    return result;
+  }
+
+  /** What a handler gives, or the throwable it passes on. */
+  @FunctionalInterface
+  interface HandlerCall {
+    @Nullable Object call() throws Throwable;
+  }
+
+  /**
+   * Completes {@code result} with what {@code handler} returns: a stage's outcome, or a plain
+   * value; exceptionally with what it throws.
+   */
+  private static void settle(CompletableFuture<Object> result, HandlerCall handler) {
+    Object answer;
+    try {
+      answer = handler.call();
+    } catch (Throwable passedOn) {
+      result.completeExceptionally(passedOn);
+      return;
+    }
+    if (answer instanceof CompletionStage<?> stage) {
+      stage.whenComplete((value, error) -> {
+        if (error == null) {
+          result.complete(value);
+        } else {
+          result.completeExceptionally(unwrap(error));
+        }
+      });
+    } else {
+      result.complete(answer);
+    }
+  }
+
+  /** The failure itself, out of the wrappers that completion stages put around it. */
+  static Throwable unwrap(Throwable error) {
+    Throwable failure = error;
+    while ((failure instanceof CompletionException || failure instanceof ExecutionException)
+        && failure.getCause() != null) {
+      failure = failure.getCause();
+    }
+    return failure;
+  }
+}

@@ -1,0 +1,148 @@
+package dev.weir.spring.async;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weir.FlowException;
+import dev.weir.ResourceStatistics;
+import dev.weir.Weir;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+
+/** {@code @RateLimited} methods returning a {@code CompletionStage}: guarded until the stage completes. */
+@SpringBootTest(classes = AsyncTestApplication.class, properties = "spring.config.name=async-test")
+@Timeout(30)
+class StageMethodsTests {
+
+  @Autowired
+  Weir weir;
+
+  @Autowired
+  StageService service;
+
+  @BeforeEach
+  void freshStatistics() {
+    weir.reset();
+  }
+
+  @Test
+  void theEntryIsHeldUntilTheStageCompletesAndARefusalFailsTheStage() throws Exception {
+    List<CompletableFuture<String>> work = new ArrayList<>();
+    List<CompletableFuture<String>> returned = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      CompletableFuture<String> own = new CompletableFuture<>();
+      work.add(own);
+      returned.add(service.held(() -> own)); // never throws: a refusal is the stage's outcome
+    }
+    ResourceStatistics stats = weir.statistics("stage.threads");
+    assertThat(stats.activeCalls()).as("two places, both held by incomplete stages").isEqualTo(2);
+    for (int i = 2; i < 5; i++) {
+      assertThat(returned.get(i)).isCompletedExceptionally();
+      assertThatThrownBy(returned.get(i)::get).hasCauseInstanceOf(FlowException.class);
+    }
+    work.get(0).complete("first");
+    assertThat(returned.get(0).get(5, TimeUnit.SECONDS)).isEqualTo("first");
+    assertThat(stats.activeCalls()).isEqualTo(1);
+    CompletableFuture<String> late = new CompletableFuture<>();
+    CompletableFuture<String> admitted = service.held(() -> late);
+    assertThat(admitted).isNotDone();
+    work.get(1).completeExceptionally(new IllegalStateException("boom"));
+    late.complete("late");
+    assertThatThrownBy(() -> returned.get(1).get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(IllegalStateException.class);
+    assertThat(admitted.get(5, TimeUnit.SECONDS)).isEqualTo("late");
+    assertThat(stats.activeCalls()).isZero();
+    assertThat(stats.totalPassed()).isEqualTo(3);
+    assertThat(stats.totalBlocked()).isEqualTo(3);
+    assertThat(stats.totalSucceeded()).isEqualTo(2);
+    assertThat(stats.totalFailed()).isEqualTo(1);
+  }
+
+  @Test
+  void theResponseTimeRunsUntilTheStageCompletes() throws Exception {
+    CompletableFuture<String> own = new CompletableFuture<>();
+    CompletableFuture<String> returned = service.held(() -> own);
+    Thread.sleep(60);
+    own.complete("done");
+    returned.get(5, TimeUnit.SECONDS);
+    assertThat(weir.statistics("stage.threads").totalResponseTimeNanos())
+        .isGreaterThanOrEqualTo(Duration.ofMillis(60).toNanos());
+  }
+
+  @Test
+  void cancellingTheReturnedFutureReleasesThePlaceAndCancelsTheMethodsFuture() {
+    CompletableFuture<String> own = new CompletableFuture<>();
+    CompletableFuture<String> returned = service.held(() -> own);
+    assertThat(weir.statistics("stage.threads").activeCalls()).isEqualTo(1);
+    assertThat(returned.cancel(true)).isTrue();
+    assertThat(weir.statistics("stage.threads").activeCalls()).isZero();
+    assertThat(own).isCancelled();
+    assertThat(weir.statistics("stage.threads").totalFailed()).as("a cancelled call is not a failure").isZero();
+  }
+
+  @Test
+  void aRefusalWithoutAHandlerIsTheStagesErrorNeverThrown() {
+    CompletableFuture<String> returned = service.refused();
+    assertThat(returned).isCompletedExceptionally();
+    assertThatThrownBy(returned::join).hasCauseInstanceOf(FlowException.class);
+    assertThat(weir.statistics("stage.refused").totalBlocked()).isEqualTo(1);
+  }
+
+  @Test
+  void aBlockHandlerMayAnswerWithAStage() throws Exception {
+    CompletionStage<String> answer = weir.callInContext("test", "blocked",
+        () -> service.handled(() -> CompletableFuture.completedFuture("unused")));
+    assertThat(answer.toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo("busy:" + "FLOW");
+  }
+
+  @Test
+  void anExceptionalCompletionGoesToTheFallbackWhosePlainValueCompletesTheStage() throws Exception {
+    CompletableFuture<String> own = new CompletableFuture<>();
+    CompletionStage<String> returned = service.handled(() -> own);
+    own.completeExceptionally(new IllegalStateException("late failure"));
+    assertThat(returned.toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo("fallback:late failure");
+    ResourceStatistics stats = weir.statistics("stage.handled");
+    assertThat(stats.totalFailed()).isEqualTo(1);
+    assertThat(stats.activeCalls()).isZero();
+  }
+
+  @Test
+  void anIgnoredExceptionCompletesTheStageUntouchedAndUncounted() {
+    CompletableFuture<String> own = new CompletableFuture<>();
+    CompletionStage<String> returned = service.handled(() -> own);
+    IllegalArgumentException ignored = new IllegalArgumentException("ignored");
+    own.completeExceptionally(ignored);
+    assertThatThrownBy(() -> returned.toCompletableFuture().get(5, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class).cause().isSameAs(ignored);
+    ResourceStatistics stats = weir.statistics("stage.handled");
+    assertThat(stats.totalFailed()).isZero();
+    assertThat(stats.totalSucceeded()).isEqualTo(1);
+  }
+
+  @Test
+  void aFailureThrownBeforeAStageExistsIsRoutedAndTheAnswerIsAStage() throws Exception {
+    CompletableFuture<String> returned = service.throwsBeforeReturning("early");
+    assertThat(returned.get(5, TimeUnit.SECONDS)).isEqualTo("fallback:early");
+    assertThat(weir.statistics("StageService.throwsBeforeReturning")).isNull();
+    assertThat(weir.statistics("stage.throws").totalFailed()).isEqualTo(1);
+  }
+
+  @Test
+  void cancellingAfterCompletionChangesNothing() throws Exception {
+    CompletableFuture<String> returned = service.held(() -> CompletableFuture.completedFuture("done"));
+    assertThat(returned.get(5, TimeUnit.SECONDS)).isEqualTo("done");
+    assertThat(returned.cancel(true)).isFalse();
+    assertThat(returned).isNotCancelled();
+    assertThat(weir.statistics("stage.threads").totalSucceeded()).isEqualTo(1);
+  }
+}
