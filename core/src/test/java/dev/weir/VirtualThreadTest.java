@@ -1,7 +1,6 @@
 package dev.weir;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.weir.rule.FlowRule;
 import dev.weir.rule.RuleSet;
@@ -16,26 +15,24 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
  * Limits hold with virtual threads, and a virtual thread keeps nothing of the engine after its
- * call. Needs JDK 21+: skipped with a message on older JDKs; the build's {@code virtual-threads}
+ * call. Needs JDK 21+: disabled, with the reason, on older JDKs; the build's {@code virtual-threads}
  * profile runs it on Temurin 25 where that is installed. Compiled for Java 17, so virtual threads
  * are made through reflection.
  */
 @Tag("virtual-threads")
+@EnabledForJreRange(min = JRE.JAVA_21,
+    disabledReason = "virtual threads need JDK 21+; the build's virtual-threads profile runs this on Temurin 25")
 @Timeout(60)
 class VirtualThreadTest {
 
-  @BeforeEach
-  void needsVirtualThreads() {
-    assumeTrue(Runtime.version().feature() >= 21,
-        "virtual threads need JDK 21+, this is " + Runtime.version() + "; run with the virtual-threads profile");
-  }
 
   private static ExecutorService virtualThreadPerTask() throws ReflectiveOperationException {
     return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
