@@ -215,7 +215,9 @@ final class SentinelFile implements RuleSource {
       }
       int bracket = segment.indexOf('[');
       String plain = bracket < 0 ? segment : segment.substring(0, bracket);
-      renamed.append('.').append(names.getOrDefault(plain, plain)).append(bracket < 0 ? "" : segment.substring(bracket));
+      String sentinel = kind == Kind.DEGRADE && plain.equals("threshold") && entry != null
+          ? (entry.slowRatio() ? "slowRatioThreshold" : "count") : names.getOrDefault(plain, plain);
+      renamed.append('.').append(sentinel).append(bracket < 0 ? "" : segment.substring(bracket));
     }
     String sentinelField = renamed.toString();
     int line = entry == null ? 0 : entry.lineOf(rest.isEmpty() ? "" : sentinelField.substring(entry.path.length() + 1));
@@ -433,6 +435,12 @@ final class SentinelFile implements RuleSource {
           lines.put(key.getValue(), SentinelFile.line(key));
         }
       }
+    }
+
+    /** Whether this degrade rule is of grade 0 (Sentinel's default): Weir's threshold is then slowRatioThreshold. */
+    boolean slowRatio() {
+      Node grade = fields.get("grade");
+      return !(grade instanceof ScalarNode scalar) || scalar.getValue().trim().matches("0|0\\.0|null");
     }
 
     int lineOf(String field) {
