@@ -238,6 +238,11 @@ final class RuleFile implements RuleSource {
       Path target = Files.exists(path) ? path.toRealPath() : path;
       for (int attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
         byte[] before = readOrEmpty(target);
+        // Judged as it is first, so that its problems are named with its own lines.
+        Read current = read(before, engine);
+        if (!current.violations().isEmpty()) {
+          throw new InvalidRulesException(current.violations());
+        }
         Map<String, Object> tree = tree(before);
         merge(tree, resource, kinds, given);
         byte[] after = write(tree);

@@ -433,6 +433,11 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
     stop();
   }
 
+  /** The rule file, if configured; for tests. */
+  @Nullable RuleFile ruleFile() {
+    return ruleFile;
+  }
+
   /** Whether the watcher thread runs; for tests. */
   boolean watching() {
     FileWatcher current = watcher;
