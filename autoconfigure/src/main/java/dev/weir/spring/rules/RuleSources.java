@@ -187,6 +187,19 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
    * @throws UncheckedIOException when the rule file cannot be written; nothing changed then
    */
   public RuleSet write(String resource, Set<RuleKind> kinds, RuleSet given) {
+    List<RuleViolation> foreign = new ArrayList<>();
+    for (RuleKind kind : RuleLayer.RESOURCE_KINDS) {
+      List<? extends ResourceRule> rules = RuleLayer.of(given, kind);
+      for (int i = 0; i < rules.size(); i++) {
+        if (!rules.get(i).resource().equals(resource)) {
+          foreign.add(new RuleViolation(kind.tag() + "[" + i + "].resource", "must be '" + resource + "' here, was '"
+              + rules.get(i).resource() + "'"));
+        }
+      }
+    }
+    if (!foreign.isEmpty()) {
+      throw new InvalidRulesException(foreign);
+    }
     synchronized (lock) {
       RuleSet before = engine().rules().rules(resource);
       if (writeBack && ruleFile != null) {
