@@ -20,8 +20,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The rooms of {@code dev.weir.spring}: each package directly below it, with its subpackages, is a
  * room, and the references between rooms, read from the imports and qualified names of the main
- * sources, form no cycle. The lower rooms never reach into {@code autoconfigure}, and the property
- * model ({@code properties}) depends on no other room.
+ * sources, form no cycle. The lower rooms never reach into {@code autoconfigure}, the property
+ * model ({@code properties}) depends on no other room, and the rule sources ({@code rules}) on it
+ * alone.
  */
 class PackageRoomsTests {
 
@@ -55,7 +56,7 @@ class PackageRoomsTests {
 
   @Test
   void theSourcesWereRead() {
-    assertThat(uses).containsKeys("autoconfigure", "properties", "actuate", "aop", "webmvc", "metrics", "redis");
+    assertThat(uses).containsKeys("autoconfigure", "properties", "actuate", "aop", "webmvc", "metrics", "redis", "rules");
     assertThat(uses.get("autoconfigure")).contains("properties", "aop", "actuate");
   }
 
@@ -97,6 +98,7 @@ class PackageRoomsTests {
   @Test
   void thePropertyModelStandsAlone() {
     assertThat(uses.get("properties")).as("rooms the property model uses").isEmpty();
-    assertThat(uses.get("actuate")).as("rooms the endpoint uses").containsOnly("properties");
+    assertThat(uses.get("actuate")).as("rooms the endpoint uses").containsOnly("properties", "rules");
+    assertThat(uses.get("rules")).as("rooms the rule sources use").containsOnly("properties");
   }
 }

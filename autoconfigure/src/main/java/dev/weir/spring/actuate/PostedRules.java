@@ -1,29 +1,28 @@
 package dev.weir.spring.actuate;
 
+import dev.weir.rule.RuleKind;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.RuleViolation;
 import dev.weir.spring.properties.AuthorityRuleProperties;
+import dev.weir.spring.properties.BindFailures;
 import dev.weir.spring.properties.DegradeRuleProperties;
 import dev.weir.spring.properties.FlowRuleProperties;
 import dev.weir.spring.properties.ParamFlowRuleProperties;
 import dev.weir.spring.properties.RuleLists;
 import dev.weir.spring.properties.Spelling;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.stream.Collectors;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.BindHandler;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
-import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import tools.jackson.core.JacksonException;
@@ -147,6 +146,17 @@ final class PostedRules {
     };
   }
 
+  /** Returns the kinds the body gives. */
+  Set<RuleKind> kinds() {
+    Set<RuleKind> kinds = EnumSet.noneOf(RuleKind.class);
+    for (RuleKind kind : List.of(RuleKind.FLOW, RuleKind.DEGRADE, RuleKind.PARAM_FLOW, RuleKind.AUTHORITY)) {
+      if (gives(kind.tag())) {
+        kinds.add(kind);
+      }
+    }
+    return kinds;
+  }
+
   private static <T> List<T> orEmpty(@Nullable List<T> list) {
     return list != null ? list : List.of();
   }
@@ -210,7 +220,7 @@ final class PostedRules {
       BindHandler handler = new NoUnboundElementsBindHandler(BindHandler.DEFAULT);
       return new Binder(source).bind(kind, Bindable.listOf(type), handler).orElseGet(List::of);
     } catch (BindException ex) {
-      violations.addAll(violations(ex, postedNames));
+      violations.addAll(BindFailures.violations(ex, name -> asPosted(name, postedNames)));
       return List.of();
     }
   }
@@ -229,43 +239,7 @@ final class PostedRules {
     }
   }
 
-  /** Returns the problems of a failed binding, each field named as it was posted. */
-  private static List<RuleViolation> violations(BindException ex, Map<ConfigurationPropertyName, String> posted) {
-    if (ex.getCause() instanceof UnboundConfigurationPropertiesException unbound) {
-      return unbound.getUnboundProperties().stream().sorted()
-          .map(property -> new RuleViolation(asPosted(property.getName(), posted),
-              "no rule of this kind has this field"))
-          .toList();
-    }
-    ConfigurationProperty property = ex.getProperty();
-    String field = asPosted(property != null ? property.getName() : ex.getName(), posted);
-    Object value = property != null ? property.getValue() : null;
-    Class<?> type = ex.getTarget().getType().resolve(Object.class);
-    return List.of(new RuleViolation(field, "must be " + expected(type) + ", was '" + value + "'"));
-  }
-
   private static String asPosted(ConfigurationPropertyName name, Map<ConfigurationPropertyName, String> posted) {
     return posted.getOrDefault(name, name.toString());
-  }
-
-  private static String expected(Class<?> type) {
-    if (type.isEnum()) {
-      return "one of " + Arrays.stream(type.getEnumConstants())
-          .map(constant -> RulesJson.name((Enum<?>) constant))
-          .collect(Collectors.joining(", "));
-    }
-    if (type == Duration.class) {
-      return "a duration such as 500ms, 10s, 1m, 1h or PT1H";
-    }
-    if (type == boolean.class || type == Boolean.class) {
-      return "true or false";
-    }
-    if (type == int.class || type == Integer.class || type == long.class || type == Long.class) {
-      return "a whole number";
-    }
-    if (Number.class.isAssignableFrom(type) || type.isPrimitive()) {
-      return "a number";
-    }
-    return "a value of type " + type.getSimpleName();
   }
 }

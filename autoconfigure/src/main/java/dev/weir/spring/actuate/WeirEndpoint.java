@@ -8,6 +8,8 @@ import dev.weir.rule.RuleSet;
 import dev.weir.rule.RuleViolation;
 import dev.weir.spring.properties.RuleLists;
 import dev.weir.spring.properties.WeirPropertiesValidator;
+import dev.weir.spring.rules.RuleSources;
+import java.io.UncheckedIOException;
 import java.security.Principal;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -68,6 +70,7 @@ public final class WeirEndpoint {
   private static final Log logger = LogFactory.getLog(WeirEndpoint.class);
 
   private final Weir weir;
+  private final @Nullable RuleSources sources;
   private final Object replacing = new Object();
 
   /**
@@ -76,7 +79,19 @@ public final class WeirEndpoint {
    * @param weir the engine shown and changed
    */
   public WeirEndpoint(Weir weir) {
+    this(weir, null);
+  }
+
+  /**
+   * Creates the endpoint, whose writes go through the engine's rule sources: they are then the
+   * last source, and with {@code weir.rules.write-back} are saved to the rule file.
+   *
+   * @param weir the engine shown and changed
+   * @param sources the rule sources of {@code weir}; null to change the engine directly
+   */
+  public WeirEndpoint(Weir weir, @Nullable RuleSources sources) {
     this.weir = weir;
+    this.sources = sources != null && sources.isAttached() ? sources : null;
   }
 
   /** Returns every resource of the engine, and the system rule. */
@@ -148,9 +163,17 @@ public final class WeirEndpoint {
       RuleSet[] written = new RuleSet[1];
       RuleSet before;
       try {
-        before = weir.rules().update(resource, current -> written[0] = posted.applyTo(givenRules, current));
+        if (sources != null) {
+          before = sources.write(resource, posted.kinds(), givenRules);
+          written[0] = weir.rules().rules(resource);
+        } else {
+          before = weir.rules().update(resource, current -> written[0] = posted.applyTo(givenRules, current));
+        }
       } catch (InvalidRulesException ex) {
         return refuse(securityContext, resource, ex.violations());
+      } catch (UncheckedIOException ex) {
+        return refuse(securityContext, resource, List.of(new RuleViolation("weir.rules.file",
+            "the rules could not be saved to the rule file, nothing changed: " + ex.getMessage())));
       }
       logReplaced(securityContext, resource, before, written[0], posted);
       return new Replacement(describe(resource, written[0]), null);

@@ -4,6 +4,7 @@ import dev.weir.CircuitState;
 import dev.weir.ClusterStatus;
 import dev.weir.ResourceStatistics;
 import dev.weir.Weir;
+import dev.weir.spring.rules.RuleSources;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -12,6 +13,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
@@ -23,12 +25,17 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * connection: {@code "cluster": "disabled"} without cluster mode, else the store, whether it
  * answered a {@code PING} within the cluster timeout (at least 250 ms) and how long it took, the
  * breaker state, the fallback, the decisions by outcome, those in flight and the last failure.
+ * With rule sources, {@code "ruleSources"} names each source ({@code application.yml},
+ * {@code sentinel:flow-file}, {@code file:/path/rules.yml}, {@code endpoint}) with {@code ok} or
+ * what is wrong with it now (its content refused, nothing changed; or its file deleted), until a
+ * valid version arrives.
  */
 public final class WeirHealthIndicator implements HealthIndicator {
 
   private static final Duration MIN_PING = Duration.ofMillis(250);
 
   private final Weir weir;
+  private final @Nullable RuleSources sources;
 
   /**
    * Creates the contributor.
@@ -36,7 +43,18 @@ public final class WeirHealthIndicator implements HealthIndicator {
    * @param weir the engine whose circuits are reported
    */
   public WeirHealthIndicator(Weir weir) {
+    this(weir, null);
+  }
+
+  /**
+   * Creates the contributor, with the state of the engine's rule sources in its details.
+   *
+   * @param weir the engine whose circuits are reported
+   * @param sources its rule sources; null to leave them out
+   */
+  public WeirHealthIndicator(Weir weir, @Nullable RuleSources sources) {
     this.weir = weir;
+    this.sources = sources;
   }
 
   @Override
@@ -51,8 +69,12 @@ public final class WeirHealthIndicator implements HealthIndicator {
       }
     });
     ClusterStatus cluster = weir.cluster();
-    return Health.up().withDetail("circuits", circuits)
-        .withDetail("cluster", cluster == null ? "disabled" : cluster(cluster)).build();
+    Health.Builder health = Health.up().withDetail("circuits", circuits)
+        .withDetail("cluster", cluster == null ? "disabled" : cluster(cluster));
+    if (sources != null) {
+      health.withDetail("ruleSources", sources.status());
+    }
+    return health.build();
   }
 
   private static Map<String, Object> cluster(ClusterStatus cluster) {

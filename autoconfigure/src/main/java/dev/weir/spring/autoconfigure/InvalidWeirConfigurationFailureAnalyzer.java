@@ -39,7 +39,7 @@ final class InvalidWeirConfigurationFailureAnalyzer extends AbstractFailureAnaly
       }
     }
     return new FailureAnalysis(description.toString(),
-        "Correct the properties above in your application's configuration; each message says what is allowed.",
+        "Correct the properties above in your application's configuration (or the rule files they name, at the line given); each message says what is allowed.",
         cause);
   }
 

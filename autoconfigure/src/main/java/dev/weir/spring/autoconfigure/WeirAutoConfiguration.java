@@ -4,10 +4,12 @@ import dev.weir.Sleeper;
 import dev.weir.Ticker;
 import dev.weir.Weir;
 import dev.weir.cluster.ClusterClient;
+import dev.weir.rule.InvalidRulesException;
 import dev.weir.rule.RuleViolation;
 import dev.weir.spring.aop.RateLimitedAdvisor;
 import dev.weir.spring.properties.WeirProperties;
 import dev.weir.spring.properties.WeirPropertiesValidator;
+import dev.weir.spring.rules.RuleSources;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -29,7 +31,10 @@ import org.springframework.util.function.SingletonSupplier;
  *
  * <p>The {@code weir.*} configuration is judged by {@link WeirPropertiesValidator} against the
  * engine before any rule is loaded: any invalid value stops the start with an
- * {@link InvalidWeirConfigurationException} naming every offending property.
+ * {@link InvalidWeirConfigurationException} naming every offending property. The rules are then
+ * loaded by {@link RuleSources}, which also reads the rule file and Sentinel files of
+ * {@code weir.rules.*} (an invalid or missing one stops the start the same way, each problem named
+ * with its file and line) and watches them while the context runs.
  */
 @AutoConfiguration
 @ConditionalOnBooleanProperty(name = "weir.enabled", matchIfMissing = true)
@@ -37,18 +42,33 @@ import org.springframework.util.function.SingletonSupplier;
 @Import(RateLimitedProxyRegistrar.class)
 public final class WeirAutoConfiguration {
 
+  // Declared before the engine, and only for the auto-configured one: an application's own Weir
+  // bean gets neither weir.* rules nor rule files.
+  @Bean
+  @ConditionalOnMissingBean({Weir.class, RuleSources.class})
+  RuleSources weirRuleSources(WeirProperties properties) {
+    return new RuleSources(properties);
+  }
+
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   Weir weir(WeirProperties properties, ObjectProvider<Ticker> ticker, ObjectProvider<Sleeper> sleeper,
-      ObjectProvider<WeirBuilderCustomizer> customizers, ObjectProvider<ClusterClient> clusterClient) {
+      ObjectProvider<WeirBuilderCustomizer> customizers, ObjectProvider<ClusterClient> clusterClient,
+      RuleSources ruleSources) {
     ClusterClient client = properties.getCluster().isEnabled() ? clusterClient.getIfAvailable() : null;
     Weir weir = WeirEngines.build(properties, client, ticker, sleeper, customizers);
     List<RuleViolation> violations = WeirPropertiesValidator.validate(properties, weir.rules(), client != null);
+    if (violations.isEmpty()) {
+      try {
+        ruleSources.attach(weir);
+      } catch (InvalidRulesException invalidFiles) {
+        violations = invalidFiles.violations();
+      }
+    }
     if (!violations.isEmpty()) {
       weir.close();
       throw new InvalidWeirConfigurationException(violations);
     }
-    WeirEngines.load(weir, properties);
     return weir;
   }
 

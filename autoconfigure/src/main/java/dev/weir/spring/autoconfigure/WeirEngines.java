@@ -4,9 +4,6 @@ import dev.weir.Sleeper;
 import dev.weir.Ticker;
 import dev.weir.Weir;
 import dev.weir.cluster.ClusterClient;
-import dev.weir.rule.RuleSet;
-import dev.weir.rule.SystemRule;
-import dev.weir.spring.properties.RuleLists;
 import dev.weir.spring.properties.WeirProperties;
 import dev.weir.spring.properties.WeirPropertiesValidator;
 import java.util.function.Consumer;
@@ -14,7 +11,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 
 /**
- * Builds the auto-configured engine from {@code weir.*} and loads its rules. Values out of range are
+ * Builds the auto-configured engine from {@code weir.*}; {@code RuleSources} loads its rules. Values out of range are
  * left at the engine's defaults when building; {@link WeirPropertiesValidator} reports them, and
  * the engine is closed unused.
  */
@@ -36,21 +33,6 @@ final class WeirEngines {
     sleeper.ifAvailable(builder::sleeper);
     customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
     return builder.build();
-  }
-
-  /**
-   * Loads the rules of {@code properties} into {@code weir}, resource by resource, so that rules a
-   * customizer gave other resources stay; and the system rule when one is set.
-   */
-  static void load(Weir weir, WeirProperties properties) {
-    RuleSet rules = RuleLists.of(properties).toRuleSet();
-    for (String resource : rules.resources()) {
-      weir.rules().replace(resource, rules.forResource(resource));
-    }
-    SystemRule system = properties.getSystem().toRule();
-    if (system.isActive()) {
-      weir.rules().replaceSystemRule(system);
-    }
   }
 
   private static void ifValid(Weir.Builder builder, Consumer<Weir.Builder> setting) {

@@ -2,6 +2,7 @@ package dev.weir.spring.properties;
 
 import dev.weir.cluster.ClusterFallback;
 import dev.weir.cluster.ClusterOptions;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -59,6 +60,8 @@ public class WeirProperties {
   private final Cluster cluster = new Cluster();
 
   private final Metrics metrics = new Metrics();
+
+  private final Rules rules = new Rules();
 
   public boolean isEnabled() {
     return enabled;
@@ -126,6 +129,10 @@ public class WeirProperties {
 
   public Metrics getMetrics() {
     return metrics;
+  }
+
+  public Rules getRules() {
+    return rules;
   }
 
   /** Live statistics settings ({@code weir.statistics}). */
@@ -270,6 +277,102 @@ public class WeirProperties {
 
     public void setTags(Map<String, String> tags) {
       this.tags = tags;
+    }
+  }
+
+  /**
+   * Rule sources besides {@code application.yml} ({@code weir.rules}): a watched rule file, whether
+   * endpoint writes are saved to it, and watched Sentinel rule files. Rule sources, in order, each
+   * replace the rules of a resource and kind given before them: {@code application.yml}, the
+   * Sentinel files, the rule file, endpoint writes.
+   */
+  public static class Rules {
+
+    /** YAML (.yml, .yaml) or JSON (.json) file of rules, with the lists of weir.* (flow, degrade, param-flow, authority, system); watched. */
+    private @Nullable Path file;
+
+    /** Whether rules written through the weir endpoint are also saved to the rule file (weir.rules.file is then required). */
+    private boolean writeBack;
+
+    private final Sentinel sentinel = new Sentinel();
+
+    public @Nullable Path getFile() {
+      return file;
+    }
+
+    public void setFile(@Nullable Path file) {
+      this.file = file;
+    }
+
+    public boolean isWriteBack() {
+      return writeBack;
+    }
+
+    public void setWriteBack(boolean writeBack) {
+      this.writeBack = writeBack;
+    }
+
+    public Sentinel getSentinel() {
+      return sentinel;
+    }
+  }
+
+  /** Sentinel JSON rule files ({@code weir.rules.sentinel}), as Sentinel's file data source reads them; converted and watched. */
+  public static class Sentinel {
+
+    /** JSON array of Sentinel flow rules. */
+    private @Nullable Path flowFile;
+
+    /** JSON array of Sentinel degrade (circuit breaker) rules. */
+    private @Nullable Path degradeFile;
+
+    /** JSON array of Sentinel hot-parameter rules. */
+    private @Nullable Path paramFlowFile;
+
+    /** JSON array of Sentinel authority rules. */
+    private @Nullable Path authorityFile;
+
+    /** JSON array of Sentinel system rules. */
+    private @Nullable Path systemFile;
+
+    public @Nullable Path getFlowFile() {
+      return flowFile;
+    }
+
+    public void setFlowFile(@Nullable Path flowFile) {
+      this.flowFile = flowFile;
+    }
+
+    public @Nullable Path getDegradeFile() {
+      return degradeFile;
+    }
+
+    public void setDegradeFile(@Nullable Path degradeFile) {
+      this.degradeFile = degradeFile;
+    }
+
+    public @Nullable Path getParamFlowFile() {
+      return paramFlowFile;
+    }
+
+    public void setParamFlowFile(@Nullable Path paramFlowFile) {
+      this.paramFlowFile = paramFlowFile;
+    }
+
+    public @Nullable Path getAuthorityFile() {
+      return authorityFile;
+    }
+
+    public void setAuthorityFile(@Nullable Path authorityFile) {
+      this.authorityFile = authorityFile;
+    }
+
+    public @Nullable Path getSystemFile() {
+      return systemFile;
+    }
+
+    public void setSystemFile(@Nullable Path systemFile) {
+      this.systemFile = systemFile;
     }
   }
 }

@@ -10,6 +10,7 @@ import dev.weir.rule.SystemRuleValidator;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -53,6 +54,7 @@ public final class WeirPropertiesValidator {
       out.add(violation.under(PREFIX + "system."));
     }
     cluster(properties.getCluster(), clusterClient, out);
+    rules(properties.getRules(), out);
     return out;
   }
 
@@ -174,6 +176,23 @@ public final class WeirPropertiesValidator {
     if (cluster.getMaxInFlight() < 1) {
       out.add(new RuleViolation(at + "max-in-flight", "must be at least 1, was " + cluster.getMaxInFlight()));
     }
+  }
+
+  private static void rules(WeirProperties.Rules rules, List<RuleViolation> out) {
+    String at = PREFIX + "rules.";
+    if (rules.isWriteBack() && rules.getFile() == null) {
+      out.add(new RuleViolation(at + "write-back", "needs weir.rules.file: endpoint writes are saved to that file"));
+    }
+    if (rules.getFile() != null && !isRuleFileName(String.valueOf(rules.getFile().getFileName()))) {
+      out.add(new RuleViolation(at + "file", "must end with .yml, .yaml (YAML) or .json (JSON), was '"
+          + rules.getFile() + "'"));
+    }
+  }
+
+  /** Whether a rule file of this name is read: it ends with {@code .yml}, {@code .yaml} or {@code .json}. */
+  public static boolean isRuleFileName(String name) {
+    String lower = name.toLowerCase(Locale.ROOT);
+    return lower.endsWith(".yml") || lower.endsWith(".yaml") || lower.endsWith(".json");
   }
 
   private static void positive(String path, @Nullable Duration value, Duration max, String maxText,

@@ -55,6 +55,7 @@ class ShopObservabilityTests {
 
     HttpResponse<String> health = get("/actuator/health/weir");
     assertThat(health.statusCode()).isEqualTo(200);
-    assertThat(health.body()).isEqualTo("{\"details\":{\"circuits\":{},\"cluster\":\"disabled\"},\"status\":\"UP\"}");
+    assertThat(health.body()).isEqualTo("{\"details\":{\"circuits\":{},\"cluster\":\"disabled\","
+        + "\"ruleSources\":{\"application.yml\":\"ok\",\"endpoint\":\"ok\"}},\"status\":\"UP\"}");
   }
 }

@@ -5,6 +5,7 @@ import dev.weir.spring.actuate.WeirEndpoint;
 import dev.weir.spring.actuate.WeirEndpointRequestBodyAdvice;
 import dev.weir.spring.actuate.WeirEndpointWebExtension;
 import dev.weir.spring.autoconfigure.WeirAutoConfiguration;
+import dev.weir.spring.rules.RuleSources;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
@@ -38,8 +39,8 @@ public final class WeirEndpointAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   @ConditionalOnAvailableEndpoint
-  WeirEndpoint weirEndpoint(Weir weir) {
-    return new WeirEndpoint(weir);
+  WeirEndpoint weirEndpoint(Weir weir, ObjectProvider<RuleSources> sources) {
+    return new WeirEndpoint(weir, sources.getIfAvailable());
   }
 
   @Bean

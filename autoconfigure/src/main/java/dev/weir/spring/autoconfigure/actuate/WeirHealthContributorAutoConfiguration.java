@@ -3,6 +3,8 @@ package dev.weir.spring.autoconfigure.actuate;
 import dev.weir.Weir;
 import dev.weir.spring.actuate.WeirHealthIndicator;
 import dev.weir.spring.autoconfigure.WeirAutoConfiguration;
+import dev.weir.spring.rules.RuleSources;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -26,7 +28,8 @@ public final class WeirHealthContributorAutoConfiguration {
   @Bean
   @ConditionalOnEnabledHealthIndicator("weir")
   @ConditionalOnMissingBean(name = "weirHealthIndicator")
-  WeirHealthIndicator weirHealthIndicator(Weir weir) {
-    return new WeirHealthIndicator(weir);
+  WeirHealthIndicator weirHealthIndicator(Weir weir, ObjectProvider<RuleSources> sources) {
+    RuleSources ruleSources = sources.getIfAvailable();
+    return new WeirHealthIndicator(weir, ruleSources != null && ruleSources.isAttached() ? ruleSources : null);
   }
 }

@@ -2,8 +2,10 @@ package dev.weir.spring.autoconfigure.metrics;
 
 import dev.weir.Weir;
 import dev.weir.spring.autoconfigure.WeirAutoConfiguration;
+import dev.weir.spring.metrics.RuleSourceMeterBinder;
 import dev.weir.spring.metrics.WeirMeterBinder;
 import dev.weir.spring.properties.WeirProperties;
+import dev.weir.spring.rules.RuleSources;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import java.util.List;
@@ -18,7 +20,8 @@ import org.springframework.context.annotation.Bean;
  * the application's {@link MeterRegistry} (never to Micrometer's global registry), with the tags of
  * {@code weir.metrics.tags} on every meter. Applies when Micrometer is present and the application
  * has a {@link Weir} engine and a meter registry; a {@link WeirMeterBinder} bean of the
- * application's replaces it.
+ * application's replaces it. With rule sources, a {@link RuleSourceMeterBinder} counts their refused
+ * contents ({@code weir.rules.source.failures}).
  */
 @AutoConfiguration(after = WeirAutoConfiguration.class, afterName = {
     "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
@@ -35,5 +38,15 @@ public final class WeirMetricsAutoConfiguration {
         .map(tag -> Tag.of(tag.getKey(), tag.getValue()))
         .toList();
     return new WeirMeterBinder(weir, tags);
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  @ConditionalOnBean(RuleSources.class)
+  RuleSourceMeterBinder weirRuleSourceMeterBinder(RuleSources sources, WeirProperties properties) {
+    List<Tag> tags = properties.getMetrics().getTags().entrySet().stream()
+        .map(tag -> Tag.of(tag.getKey(), tag.getValue()))
+        .toList();
+    return new RuleSourceMeterBinder(sources, tags);
   }
 }

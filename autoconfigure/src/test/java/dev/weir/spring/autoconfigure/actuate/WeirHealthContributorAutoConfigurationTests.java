@@ -31,7 +31,8 @@ class WeirHealthContributorAutoConfigurationTests {
       assertThat(context).hasSingleBean(WeirHealthIndicator.class).hasBean("weirHealthIndicator");
       Health health = context.getBean(WeirHealthIndicator.class).health();
       assertThat(health.getStatus()).isEqualTo(Status.UP);
-      assertThat(health.getDetails()).isEqualTo(Map.of("circuits", Map.of(), "cluster", "disabled"));
+      assertThat(health.getDetails()).isEqualTo(Map.of("circuits", Map.of(), "cluster", "disabled",
+          "ruleSources", Map.of("application.yml", "ok", "endpoint", "ok")));
     });
   }
 

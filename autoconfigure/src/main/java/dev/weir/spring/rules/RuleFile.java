@@ -1,0 +1,366 @@
+package dev.weir.spring.rules;
+
+import dev.weir.RuleRegistry;
+import dev.weir.rule.InvalidRulesException;
+import dev.weir.rule.ResourceRule;
+import dev.weir.rule.RuleKind;
+import dev.weir.rule.RuleSet;
+import dev.weir.rule.RuleViolation;
+import dev.weir.rule.SystemRuleValidator;
+import dev.weir.spring.properties.BindFailures;
+import dev.weir.spring.properties.RuleLists;
+import dev.weir.spring.properties.RuleMaps;
+import dev.weir.spring.properties.WeirPropertiesValidator;
+import dev.weir.spring.rules.RuleLayer.Given;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.BindHandler;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.boot.env.YamlPropertySourceLoader;
+import org.springframework.boot.origin.Origin;
+import org.springframework.boot.origin.PropertySourceOrigin;
+import org.springframework.boot.origin.TextResourceOrigin;
+import org.springframework.core.env.EnumerablePropertySource;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.io.ByteArrayResource;
+import org.yaml.snakeyaml.DumperOptions;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.error.YAMLException;
+
+/**
+ * The rule file, {@code weir.rules.file}: YAML ({@code .yml}, {@code .yaml}) or JSON
+ * ({@code .json}) with the lists of {@code weir.*}. Both are read by Spring Boot's YAML loader (a
+ * JSON document is YAML) and bound by Spring Boot's {@link Binder} onto the property classes of
+ * {@code application.yml}, so that keys (kebab-case or camelCase), durations and enum values are
+ * read as at start; then judged by {@link WeirPropertiesValidator}. Each problem is named
+ * {@code file:/path/rules.yml:LINE field}, the line being where the value (or, for a missing
+ * one, its rule) is written.
+ */
+final class RuleFile implements RuleSource {
+
+  /** How often a write-back merges again when the file keeps changing under it. */
+  static final int MAX_WRITE_ATTEMPTS = 5;
+
+  private final Path path;
+  private final String name;
+  private final boolean json;
+  /** Runs after the merged file is written aside and before it replaces the file; tests use it. */
+  volatile Runnable beforeMove = () -> { };
+
+  RuleFile(Path path) {
+    this.path = path.toAbsolutePath();
+    this.name = "file:" + this.path;
+    this.json = this.path.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".json");
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public int rank() {
+    return FILE_RANK;
+  }
+
+  @Override
+  public Path path() {
+    return path;
+  }
+
+  @Override
+  public Read read(byte[] content, RuleRegistry engine) {
+    List<PropertySource<?>> documents;
+    try {
+      documents = new YamlPropertySourceLoader().load(name, new ByteArrayResource(content, name));
+    } catch (IOException | RuntimeException ex) {
+      return Read.invalid(List.of(new RuleViolation(name, "is not valid " + (json ? "JSON" : "YAML") + ": "
+          + ex.getMessage())));
+    }
+    if (documents.size() > 1) {
+      return Read.invalid(List.of(new RuleViolation(name, "must hold one YAML document, holds " + documents.size())));
+    }
+    if (documents.isEmpty()) {
+      return Read.of(RuleLayer.EMPTY);
+    }
+    PropertySource<?> document = documents.get(0);
+    ConfigurationPropertySource source = ConfigurationPropertySource.from(document);
+    Map<ConfigurationPropertyName, String> written = new HashMap<>();
+    if (document instanceof EnumerablePropertySource<?> enumerable) {
+      for (String key : enumerable.getPropertyNames()) {
+        written.put(ConfigurationPropertyName.adapt(key, '.'), key);
+      }
+    }
+    RuleFileContent content1 = new RuleFileContent();
+    try {
+      new Binder(source).bind(ConfigurationPropertyName.EMPTY, Bindable.ofInstance(content1),
+          new NoUnboundElementsBindHandler(BindHandler.DEFAULT));
+    } catch (BindException ex) {
+      return Read.invalid(BindFailures.violations(ex, n -> written.getOrDefault(n, n.toString())).stream()
+          .map(v -> named(source, v)).toList());
+    }
+    RuleLists lists = new RuleLists(content1.getFlow(), content1.getDegrade(), content1.getParamFlow(),
+        content1.getAuthority());
+    RuleSet rules = lists.toRuleSet();
+    List<RuleViolation> violations = new ArrayList<>(WeirPropertiesValidator.validateRules(lists, rules, engine));
+    SystemRuleValidator.validate(content1.getSystem().toRule()).forEach(v -> violations.add(v.under("system.")));
+    Set<Given> cleared = cleared(content1.getCleared(), rules, violations);
+    if (!violations.isEmpty()) {
+      return Read.invalid(violations.stream().map(v -> named(source, v)).toList());
+    }
+    return Read.of(new RuleLayer(rules, cleared, content1.getSystem().toRule()));
+  }
+
+  private static Set<Given> cleared(Map<String, List<String>> cleared, RuleSet rules, List<RuleViolation> out) {
+    Set<Given> given = new HashSet<>();
+    RuleLayer withRules = new RuleLayer(rules, Set.of(), null);
+    cleared.forEach((resource, kinds) -> {
+      for (int i = 0; i < kinds.size(); i++) {
+        String field = "cleared." + resource + "[" + i + "]";
+        RuleKind kind = kind(kinds.get(i));
+        if (kind == null) {
+          out.add(new RuleViolation(field, "must be flow, degrade, param-flow or authority, was '" + kinds.get(i) + "'"));
+        } else if (withRules.gives(new Given(resource, kind))) {
+          out.add(new RuleViolation(field, "clears " + kind.tag() + " of '" + resource
+              + "', but this file has such rules for it; remove one of the two"));
+        } else {
+          given.add(new Given(resource, kind));
+        }
+      }
+    });
+    return given;
+  }
+
+  private static @Nullable RuleKind kind(String written) {
+    String plain = written.replace("-", "").replace("_", "").toLowerCase(Locale.ROOT);
+    for (RuleKind kind : RuleLayer.RESOURCE_KINDS) {
+      if (kind.tag().replace("-", "").equals(plain)) {
+        return kind;
+      }
+    }
+    return null;
+  }
+
+  /** Names a violation with this file and the line of its field (or of its nearest written parent). */
+  private RuleViolation named(ConfigurationPropertySource source, RuleViolation violation) {
+    Integer line = line(source, violation.field());
+    return new RuleViolation(name + (line != null ? ":" + line : "") + " " + violation.field(), violation.message());
+  }
+
+  static @Nullable Integer line(ConfigurationPropertySource source, String field) {
+    ConfigurationPropertyName name;
+    try {
+      name = ConfigurationPropertyName.adapt(field, '.');
+    } catch (RuntimeException invalid) {
+      return null;
+    }
+    while (!name.isEmpty()) {
+      ConfigurationProperty property = source.getConfigurationProperty(name);
+      Integer line = property != null ? line(property.getOrigin()) : null;
+      if (line != null) {
+        return line;
+      }
+      if (source instanceof IterableConfigurationPropertySource iterable) {
+        ConfigurationPropertyName parent = name;
+        Integer first = iterable.stream().filter(parent::isAncestorOf)
+            .map(child -> line(iterable.getConfigurationProperty(child) == null ? null
+                : iterable.getConfigurationProperty(child).getOrigin()))
+            .filter(l -> l != null).min(Integer::compare).orElse(null);
+        if (first != null) {
+          return first;
+        }
+      }
+      name = name.getParent();
+    }
+    return null;
+  }
+
+  private static @Nullable Integer line(@Nullable Origin origin) {
+    for (Origin at = origin; at != null; at = at.getParent()) {
+      if (at instanceof PropertySourceOrigin wrapper && wrapper.getOrigin() != null) {
+        at = wrapper.getOrigin();
+      }
+      if (at instanceof TextResourceOrigin text && text.getLocation() != null) {
+        return text.getLocation().getLine() + 1;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Merges an endpoint write into the file and replaces it atomically.
+   *
+   * <p>The merge rule: the file is read again, now, and only the entries of {@code resource} of
+   * each of {@code kinds} are replaced (its rules of that kind removed from the list, the written
+   * ones appended, and the kind listed under {@code cleared} when none are written); every other
+   * entry, including those edited by hand since the file was last loaded, stays as it is. The
+   * result is validated whole; an invalid file (a hand edit in progress, say) refuses the write.
+   * It is written to a temporary file in the same directory (so that the move is a rename within
+   * one file system) and moved over the file with {@code ATOMIC_MOVE}: a reader sees the old file
+   * or the new one, never a part. Writes are serialized by the caller's lock. A hand edit saved
+   * between the read and the move would be lost, so the file is compared with what was read just
+   * before the move, and on a difference the merge starts again from the new content (at most
+   * {@value #MAX_WRITE_ATTEMPTS} times); what remains is the instant between that comparison and
+   * the rename. A symbolic link is followed: its target is replaced, the link stays. Comments and
+   * formatting of a YAML file are not kept (the file is written as the binder reads it).
+   *
+   * @return the bytes written and what they give
+   * @throws InvalidRulesException when the merged file would be invalid; the file is unchanged
+   * @throws UncheckedIOException when the file cannot be read or written
+   */
+  Written writeBack(String resource, Set<RuleKind> kinds, RuleSet given, RuleRegistry engine) {
+    try {
+      Path target = Files.exists(path) ? path.toRealPath() : path;
+      for (int attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+        byte[] before = readOrEmpty(target);
+        // Judged as it is first, so that its problems are named with its own lines.
+        Read current = read(before, engine);
+        if (!current.violations().isEmpty()) {
+          throw new InvalidRulesException(current.violations());
+        }
+        Map<String, Object> tree = tree(before);
+        merge(tree, resource, kinds, given);
+        byte[] after = write(tree);
+        Read read = read(after, engine);
+        if (!read.violations().isEmpty()) {
+          throw new InvalidRulesException(read.violations());
+        }
+        Path parent = target.getParent();
+        Path temp = Files.createTempFile(parent, "." + target.getFileName(), ".tmp");
+        try {
+          Files.write(temp, after);
+          copyPermissions(target, temp);
+          beforeMove.run();
+          if (!Arrays.equals(readOrEmpty(target), before)) {
+            continue;
+          }
+          Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+          return new Written(after, read.layer());
+        } finally {
+          Files.deleteIfExists(temp);
+        }
+      }
+      throw new UncheckedIOException(new IOException("the rule file " + path + " changed during each of "
+          + MAX_WRITE_ATTEMPTS + " attempts to write it; try again"));
+    } catch (IOException ex) {
+      throw new UncheckedIOException("Cannot write the rule file " + path + ": " + ex.getMessage(), ex);
+    }
+  }
+
+  /** The bytes written back and the layer they give. */
+  record Written(byte[] content, RuleLayer layer) {
+  }
+
+  private static byte[] readOrEmpty(Path file) throws IOException {
+    try {
+      return Files.readAllBytes(file);
+    } catch (NoSuchFileException missing) {
+      return new byte[0];
+    }
+  }
+
+  private static void copyPermissions(Path from, Path to) {
+    try {
+      if (Files.exists(from, LinkOption.NOFOLLOW_LINKS)) {
+        Files.setPosixFilePermissions(to, Files.getPosixFilePermissions(from));
+      }
+    } catch (IOException | UnsupportedOperationException ex) {
+      // Not a POSIX file system: the temporary file's permissions stay.
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private Map<String, Object> tree(byte[] content) {
+    Object loaded;
+    try {
+      loaded = new Yaml(new SafeConstructor(new LoaderOptions())).load(new String(content, StandardCharsets.UTF_8));
+    } catch (YAMLException ex) {
+      throw new InvalidRulesException(List.of(new RuleViolation(name, "is not valid " + (json ? "JSON" : "YAML")
+          + ", the write is not merged into it: " + ex.getMessage())));
+    }
+    if (loaded == null) {
+      return new LinkedHashMap<>();
+    }
+    if (!(loaded instanceof Map<?, ?> map)) {
+      throw new InvalidRulesException(List.of(new RuleViolation(name, "must be a mapping of flow, degrade, "
+          + "param-flow, authority, system and cleared; the write is not merged into it")));
+    }
+    return new LinkedHashMap<>((Map<String, Object>) map);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static void merge(Map<String, Object> tree, String resource, Set<RuleKind> kinds, RuleSet given) {
+    for (RuleKind kind : RuleLayer.RESOURCE_KINDS) {
+      if (!kinds.contains(kind)) {
+        continue;
+      }
+      String key = tree.keySet().stream().filter(k -> kind(k) == kind).findFirst().orElse(kind.tag());
+      List<Object> list = tree.get(key) instanceof List<?> existing ? new ArrayList<>(existing) : new ArrayList<>();
+      list.removeIf(entry -> entry instanceof Map<?, ?> rule && resource.equals(String.valueOf(rule.get("resource"))));
+      List<? extends ResourceRule> written = RuleLayer.of(given, kind);
+      list.addAll(RuleMaps.of(written));
+      if (list.isEmpty()) {
+        tree.remove(key);
+      } else {
+        tree.put(key, list);
+      }
+      Map<String, Object> cleared = tree.get("cleared") instanceof Map<?, ?> existing
+          ? new LinkedHashMap<>((Map<String, Object>) existing) : new LinkedHashMap<>();
+      List<Object> clearedKinds = cleared.get(resource) instanceof List<?> existing
+          ? new ArrayList<>(existing) : new ArrayList<>();
+      clearedKinds.removeIf(k -> kind(String.valueOf(k)) == kind);
+      if (written.isEmpty()) {
+        clearedKinds.add(kind.tag());
+      }
+      if (clearedKinds.isEmpty()) {
+        cleared.remove(resource);
+      } else {
+        cleared.put(resource, clearedKinds);
+      }
+      if (cleared.isEmpty()) {
+        tree.remove("cleared");
+      } else {
+        tree.put("cleared", cleared);
+      }
+    }
+  }
+
+  private byte[] write(Map<String, Object> tree) {
+    if (json) {
+      return RuleFileJson.write(tree);
+    }
+    DumperOptions options = new DumperOptions();
+    options.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
+    options.setIndent(2);
+    options.setIndicatorIndent(2);
+    options.setIndentWithIndicator(true);
+    String yaml = tree.isEmpty() ? "" : new Yaml(options).dump(tree);
+    return ("# Weir rules; endpoint writes are merged in (weir.rules.write-back), comments are not kept\n" + yaml)
+        .getBytes(StandardCharsets.UTF_8);
+  }
+}

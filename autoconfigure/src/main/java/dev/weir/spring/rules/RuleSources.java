@@ -1,0 +1,470 @@
+package dev.weir.spring.rules;
+
+import dev.weir.Weir;
+import dev.weir.rule.InvalidRulesException;
+import dev.weir.rule.ResourceRule;
+import dev.weir.rule.RuleKind;
+import dev.weir.rule.RuleSet;
+import dev.weir.rule.RuleViolation;
+import dev.weir.rule.SystemRule;
+import dev.weir.spring.properties.RuleLists;
+import dev.weir.spring.properties.RuleMaps;
+import dev.weir.spring.properties.WeirProperties;
+import dev.weir.spring.rules.RuleLayer.Given;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * The rule sources of one engine, and the one place that decides which of them wins. In order,
+ * each replacing the rules of a resource and kind given before it: {@code application.yml}, the
+ * Sentinel files ({@code weir.rules.sentinel.*}), the rule file ({@code weir.rules.file}), and
+ * rules written through the {@code weir} endpoint. A source gives a resource and kind when it has
+ * rules of that kind for the resource (or, in the rule file, lists it under {@code cleared}); the
+ * rules in force for it are those of the last source that gives it, and none once every source
+ * that gave it stopped giving it. A resource and kind no source ever gave keeps whatever the
+ * application put in the engine itself. The system rule is one more kind, without a resource.
+ *
+ * <p>Every change of a source is validated before anything changes: a source whose content is
+ * invalid changes nothing; its problems are logged, counted ({@link #failures(String)}) and shown
+ * by {@link #status()} until a valid version arrives. A rule file or Sentinel file that is deleted
+ * leaves the rules last read from it in force (shown by {@link #status()}); an empty file removes
+ * them. Accepted changes are logged at INFO with the source's name: {@code application.yml},
+ * {@code sentinel:flow-file}, {@code file:/path/rules.yml}.
+ *
+ * <p>As a {@link SmartLifecycle}, it watches the files while the application context runs (one
+ * daemon thread, {@link FileWatcher}) and re-applies a file when its content changes.
+ */
+public final class RuleSources implements SmartLifecycle, AutoCloseable {
+
+  /** The name of the {@code weir.*} rules of the application's configuration. */
+  public static final String APPLICATION = "application.yml";
+
+  /** The name of rules written through the {@code weir} endpoint (without write-back). */
+  public static final String ENDPOINT = "endpoint";
+
+  private static final int APPLICATION_RANK = 0;
+  private static final int ENDPOINT_RANK = 3;
+
+  private static final Log logger = LogFactory.getLog(RuleSources.class);
+
+  private final WeirProperties properties;
+  private volatile @Nullable Weir weir;
+  private final List<Watched> watched;
+  private final @Nullable RuleFile ruleFile;
+  private final boolean writeBack;
+
+  /** Serializes every change of the engine's rules made here: file changes and endpoint writes. */
+  private final Object lock = new Object();
+  /** Guarded by lock: the layer of each source by name, and their ranks. */
+  private final Map<String, RuleLayer> layers = new HashMap<>();
+  private final Map<String, Integer> ranks = new HashMap<>();
+  /** Guarded by lock: every resource and kind some source has given; it is theirs from then on. */
+  private final Set<Given> owned = new HashSet<>();
+  private boolean systemOwned;
+
+  private final Map<String, String> problems = new ConcurrentHashMap<>();
+  private final Map<String, AtomicLong> failures = new LinkedHashMap<>();
+  private @Nullable FileWatcher watcher;
+  private volatile boolean running;
+
+  /**
+   * Creates the sources configured by {@code weir.rules.*}; nothing is read before {@link #attach}.
+   *
+   * @param properties the configuration, already validated
+   */
+  public RuleSources(WeirProperties properties) {
+    WeirProperties.Rules config = properties.getRules();
+    List<RuleSource> sources = new ArrayList<>(SentinelFile.configured(config.getSentinel()));
+    this.ruleFile = config.getFile() == null ? null : new RuleFile(config.getFile());
+    if (ruleFile != null) {
+      sources.add(ruleFile);
+    }
+    this.properties = properties;
+    this.watched = sources.stream().map(Watched::new).toList();
+    this.writeBack = config.isWriteBack();
+    failures.put(APPLICATION, new AtomicLong());
+    for (RuleSource source : sources) {
+      failures.put(source.name(), new AtomicLong());
+    }
+    failures.put(ENDPOINT, new AtomicLong());
+    ranks.put(APPLICATION, APPLICATION_RANK);
+    ranks.put(ENDPOINT, ENDPOINT_RANK);
+    sources.forEach(source -> ranks.put(source.name(), source.rank()));
+  }
+
+  /**
+   * Loads the rules of every source into {@code weir}, in order: the {@code weir.*} rules (already
+   * validated), the Sentinel files, then the rule file; once.
+   *
+   * @throws InvalidRulesException with every problem of every file, each named with its source,
+   *     file, line and field; a missing file is such a problem (unless write-back will create it)
+   */
+  public void attach(Weir weir) {
+    List<RuleViolation> violations = new ArrayList<>();
+    synchronized (lock) {
+      if (this.weir != null) {
+        throw new IllegalStateException("already attached to an engine");
+      }
+      this.weir = weir;
+      RuleLists lists = RuleLists.of(properties);
+      apply(APPLICATION, new RuleLayer(lists.toRuleSet(), Set.of(), properties.getSystem().toRule()), false);
+      for (Watched source : watched) {
+        violations.addAll(loadAtStart(source));
+      }
+    }
+    if (!violations.isEmpty()) {
+      throw new InvalidRulesException(violations);
+    }
+  }
+
+  /** Whether {@link #attach} loaded the rules into an engine. */
+  public boolean isAttached() {
+    return weir != null;
+  }
+
+  private Weir engine() {
+    Weir current = weir;
+    if (current == null) {
+      throw new IllegalStateException("RuleSources.attach(Weir) was not called");
+    }
+    return current;
+  }
+
+  private List<RuleViolation> loadAtStart(Watched source) {
+    byte[] content;
+    try {
+      content = Files.readAllBytes(source.source.path());
+    } catch (NoSuchFileException missing) {
+      if (source.source == ruleFile && writeBack) {
+        source.last = new byte[0];
+        return List.of();
+      }
+      return List.of(new RuleViolation(source.source.name(), "the file " + source.source.path()
+          + " does not exist" + (source.source == ruleFile ? " (with weir.rules.write-back it is created by the first"
+          + " endpoint write)" : "")));
+    } catch (IOException ex) {
+      return List.of(new RuleViolation(source.source.name(), "cannot read " + source.source.path() + ": " + ex));
+    }
+    RuleSource.Read read = source.source.read(content, engine().rules());
+    if (!read.violations().isEmpty()) {
+      return read.violations();
+    }
+    source.last = content;
+    apply(source.source.name(), read.layer(), false);
+    return List.of();
+  }
+
+  /**
+   * Writes the rules of {@code resource} of the given kinds, as the {@code weir} endpoint does: the
+   * kinds given are replaced by the rules of that kind in {@code given} (removed when it has none),
+   * other kinds and resources are kept. Without write-back they are the source {@value #ENDPOINT},
+   * above every other and kept in memory only; with write-back they are merged into the rule file
+   * (see {@link RuleFile#writeBack}) and are from then on what that file gives.
+   *
+   * @return the rules of the resource in force before the write
+   * @throws InvalidRulesException when the rules, or the rule file they are merged into, are
+   *     invalid; nothing changed then
+   * @throws UncheckedIOException when the rule file cannot be written; nothing changed then
+   */
+  public RuleSet write(String resource, Set<RuleKind> kinds, RuleSet given) {
+    List<RuleViolation> foreign = new ArrayList<>();
+    for (RuleKind kind : RuleLayer.RESOURCE_KINDS) {
+      List<? extends ResourceRule> rules = RuleLayer.of(given, kind);
+      for (int i = 0; i < rules.size(); i++) {
+        if (!rules.get(i).resource().equals(resource)) {
+          foreign.add(new RuleViolation(kind.tag() + "[" + i + "].resource", "must be '" + resource + "' here, was '"
+              + rules.get(i).resource() + "'"));
+        }
+      }
+    }
+    if (!foreign.isEmpty()) {
+      throw new InvalidRulesException(foreign);
+    }
+    synchronized (lock) {
+      RuleSet before = engine().rules().rules(resource);
+      if (writeBack && ruleFile != null) {
+        RuleFile.Written written = ruleFile.writeBack(resource, kinds, given, engine().rules());
+        Watched source = watched(ruleFile);
+        source.last = written.content();
+        source.deleted = false;
+        problems.remove(ruleFile.name());
+        apply(ruleFile.name(), written.layer(), true);
+      } else {
+        RuleLayer current = layers.getOrDefault(ENDPOINT, RuleLayer.EMPTY);
+        apply(ENDPOINT, current.with(resource, kinds, given), true);
+      }
+      return before;
+    }
+  }
+
+  /** Whether endpoint writes are saved to the rule file. */
+  public boolean writesBack() {
+    return writeBack && ruleFile != null;
+  }
+
+  /**
+   * Returns every source by name, in order, with {@code ok} or what is wrong with it now: the
+   * problems of its last, refused content, or that its file was deleted.
+   */
+  public Map<String, String> status() {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (String name : sourceNames()) {
+      out.put(name, problems.getOrDefault(name, "ok"));
+    }
+    return out;
+  }
+
+  /** Returns the names of the sources, in order: {@code application.yml}, Sentinel files, the rule file, {@code endpoint}. */
+  public List<String> sourceNames() {
+    return failures.keySet().stream().sorted(Comparator.comparingInt(name -> ranks.getOrDefault(name, 0))).toList();
+  }
+
+  /** Returns how many times content of the source {@code name} was refused since the start. */
+  public long failures(String name) {
+    AtomicLong count = failures.get(name);
+    return count == null ? 0 : count.get();
+  }
+
+  /**
+   * Re-reads every watched file whose content changed since it was last read, and applies it; what
+   * the watcher runs after file events.
+   */
+  void check() {
+    for (Watched source : watched) {
+      synchronized (lock) {
+        check(source);
+      }
+    }
+  }
+
+  private void check(Watched source) {
+    String name = source.source.name();
+    byte[] content;
+    try {
+      content = Files.readAllBytes(source.source.path());
+    } catch (NoSuchFileException missing) {
+      if (!source.deleted) {
+        source.deleted = true;
+        String problem = "the file " + source.source.path() + " was deleted; the rules last read from it stay in force";
+        problems.put(name, problem);
+        logger.warn("Rules from " + name + ": " + problem);
+      }
+      return;
+    } catch (IOException ex) {
+      refuse(name, List.of(new RuleViolation(name, "cannot read " + source.source.path() + ": " + ex)));
+      return;
+    }
+    if (!source.deleted && Arrays.equals(content, source.last)) {
+      return;
+    }
+    source.deleted = false;
+    source.last = content;
+    RuleSource.Read read = source.source.read(content, engine().rules());
+    if (!read.violations().isEmpty()) {
+      refuse(name, read.violations());
+      return;
+    }
+    try {
+      apply(name, read.layer(), false);
+      problems.remove(name);
+    } catch (InvalidRulesException ex) {
+      refuse(name, ex.violations());
+    }
+  }
+
+  private void refuse(String name, List<RuleViolation> violations) {
+    String problem = "invalid, nothing changed: " + violations.stream().map(RuleViolation::toString)
+        .collect(Collectors.joining("; "));
+    problems.put(name, problem);
+    failures.get(name).incrementAndGet();
+    logger.warn("Rules from " + name + " refused, the rules in force stay as they were:\n\t"
+        + violations.stream().map(RuleViolation::toString).collect(Collectors.joining("\n\t")));
+  }
+
+  /**
+   * Makes {@code layer} the layer of source {@code name} and brings the engine in line: each
+   * resource that layer gives or gave gets, per kind, the rules of the highest source giving it.
+   * Everything is computed and validated first; then each resource is replaced atomically (the
+   * engine keeps the state of rules left equal), one resource after the other. Caller holds lock.
+   */
+  private void apply(String name, RuleLayer layer, boolean fromEndpoint) {
+    RuleLayer old = layers.getOrDefault(name, RuleLayer.EMPTY);
+    Map<String, RuleLayer> next = new HashMap<>(layers);
+    next.put(name, layer);
+    List<RuleLayer> ordered = next.entrySet().stream()
+        .sorted(Comparator.comparingInt((Map.Entry<String, RuleLayer> e) -> ranks.getOrDefault(e.getKey(), 0))
+            .reversed())
+        .map(Map.Entry::getValue).toList();
+    Set<Given> nowOwned = new HashSet<>(owned);
+    nowOwned.addAll(layer.given());
+    Set<String> touched = new LinkedHashSet<>();
+    old.given().forEach(given -> touched.add(given.resource()));
+    layer.given().forEach(given -> touched.add(given.resource()));
+
+    Map<String, RuleSet> desired = new LinkedHashMap<>();
+    List<RuleViolation> violations = new ArrayList<>();
+    for (String resource : touched) {
+      RuleSet current = engine().rules().rules(resource);
+      RuleSet rules = current;
+      for (RuleKind kind : RuleLayer.RESOURCE_KINDS) {
+        Given given = new Given(resource, kind);
+        if (nowOwned.contains(given)) {
+          rules = RuleLayer.withKind(rules, kind, top(ordered, given));
+        }
+      }
+      if (!rules.equals(current)) {
+        desired.put(resource, rules);
+        engine().rules().validate(rules).forEach(v -> violations.add(v.under(resource + " ")));
+      }
+    }
+    boolean systemGiven = layer.system() != null || old.system() != null;
+    SystemRule system = null;
+    if (systemGiven || systemOwned) {
+      system = ordered.stream().map(RuleLayer::system).filter(s -> s != null).findFirst().orElse(SystemRule.NONE);
+      if (system.equals(engine().rules().systemRule())) {
+        system = null;
+      }
+    }
+    if (!violations.isEmpty()) {
+      throw new InvalidRulesException(violations);
+    }
+    List<String> changes = new ArrayList<>();
+    desired.forEach((resource, rules) -> {
+      RuleSet before = engine().rules().rules(resource);
+      engine().rules().replace(resource, rules);
+      describe(resource, before, rules, changes);
+    });
+    if (system != null) {
+      changes.add("system " + RuleMaps.of(engine().rules().systemRule()) + " -> " + RuleMaps.of(system));
+      engine().rules().replaceSystemRule(system);
+    }
+    layers.put(name, layer);
+    owned.addAll(layer.given());
+    systemOwned |= systemGiven;
+    if (!fromEndpoint) {
+      logAccepted(name, changes);
+    }
+  }
+
+  private static List<? extends ResourceRule> top(List<RuleLayer> ordered, Given given) {
+    for (RuleLayer layer : ordered) {
+      if (layer.gives(given)) {
+        return layer.rules(given);
+      }
+    }
+    return List.of();
+  }
+
+  private static void describe(String resource, RuleSet before, RuleSet after, List<String> changes) {
+    for (RuleKind kind : RuleLayer.RESOURCE_KINDS) {
+      List<? extends ResourceRule> was = RuleLayer.of(before, kind);
+      List<? extends ResourceRule> is = RuleLayer.of(after, kind);
+      if (!was.equals(is)) {
+        changes.add("'" + resource + "' " + kind.tag() + " " + RuleMaps.of(was) + " -> " + RuleMaps.of(is));
+      }
+    }
+  }
+
+  /**
+   * Logs an accepted change of a source; the one place that does, so that it can hand over to an
+   * audit of rule changes. Changes made through the endpoint are logged by the endpoint itself,
+   * with the principal.
+   */
+  private static void logAccepted(String source, List<String> changes) {
+    if (logger.isInfoEnabled()) {
+      logger.info("Rules from " + source + " accepted: " + (changes.isEmpty() ? "no change in force"
+          : String.join("; ", changes)));
+    }
+  }
+
+  private Watched watched(RuleSource source) {
+    return watched.stream().filter(w -> w.source == source).findFirst().orElseThrow();
+  }
+
+  /** Starts watching the files, if any; a change made since they were loaded is applied at once. */
+  @Override
+  public void start() {
+    if (watched.isEmpty() || running || weir == null) {
+      running = true;
+      return;
+    }
+    Set<Path> directories = new LinkedHashSet<>();
+    for (Watched source : watched) {
+      Path parent = source.source.path().toAbsolutePath().getParent();
+      if (parent != null) {
+        directories.add(parent);
+      }
+    }
+    try {
+      watcher = new FileWatcher(directories, this::check);
+    } catch (IOException ex) {
+      throw new UncheckedIOException("Cannot watch the rule files in " + directories, ex);
+    }
+    running = true;
+    check();
+  }
+
+  /** Stops watching; the thread has ended when this returns (or after five seconds). */
+  @Override
+  public void stop() {
+    FileWatcher current = watcher;
+    watcher = null;
+    if (current != null) {
+      current.close();
+    }
+    running = false;
+  }
+
+  @Override
+  public boolean isRunning() {
+    return running;
+  }
+
+  /** Stops watching, as {@link #stop()}. */
+  @Override
+  public void close() {
+    stop();
+  }
+
+  /** The rule file, if configured; for tests. */
+  @Nullable RuleFile ruleFile() {
+    return ruleFile;
+  }
+
+  /** Whether the watcher thread runs; for tests. */
+  boolean watching() {
+    FileWatcher current = watcher;
+    return current != null && current.isAlive();
+  }
+
+  /** A watched file and what was last read from it. Fields guarded by lock. */
+  private static final class Watched {
+    final RuleSource source;
+    byte @Nullable [] last;
+    boolean deleted;
+
+    Watched(RuleSource source) {
+      this.source = source;
+    }
+  }
+}
