@@ -56,8 +56,12 @@ class PackageRoomsTests {
 
   @Test
   void theSourcesWereRead() {
-    assertThat(uses).containsKeys("autoconfigure", "properties", "actuate", "aop", "webmvc", "metrics", "redis", "rules");
-    assertThat(uses.get("autoconfigure")).contains("properties", "aop", "actuate");
+    assertThat(uses).containsKeys("autoconfigure", "properties", "actuate", "aop", "web", "webmvc", "webflux",
+        "reactive", "metrics", "redis", "rules");
+    assertThat(uses.get("autoconfigure")).contains("properties", "aop", "actuate", "webmvc", "webflux");
+    assertThat(uses.get("webmvc")).containsOnly("web");
+    assertThat(uses.get("webflux")).containsOnly("web", "reactive");
+    assertThat(uses.get("web")).as("rooms the shared web code uses").isEmpty();
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.weir.spring.webmvc;
 
 import dev.weir.BlockException;
+import dev.weir.spring.web.BlockProblems;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -73,7 +74,7 @@ public final class BlockExceptionResolver implements HandlerExceptionResolver, O
       if (type == null) {
         response.getHeaders().setContentType(MediaType.APPLICATION_PROBLEM_JSON);
       }
-      response.getBody().write(ProblemJson.write(problem).getBytes(StandardCharsets.UTF_8));
+      response.getBody().write(BlockProblems.json(problem).getBytes(StandardCharsets.UTF_8));
     } else if (body != null) {
       MediaType target = type != null ? type : MediaType.APPLICATION_JSON;
       for (HttpMessageConverter<?> converter : converters.get()) {

@@ -2,6 +2,7 @@ package dev.weir.spring.webmvc;
 
 import dev.weir.ContextScope;
 import dev.weir.Weir;
+import dev.weir.spring.web.WebContext;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -18,8 +19,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  */
 public final class WeirContextFilter extends OncePerRequestFilter {
 
-  /** The name of the context in which HTTP requests run. */
-  public static final String CONTEXT_NAME = "weir_web_context";
+  /** The name of the context in which HTTP requests run, {@link WebContext#NAME}. */
+  public static final String CONTEXT_NAME = WebContext.NAME;
 
   /** The filter's default order: after Spring Security's filters, so an origin can use the principal. */
   public static final int DEFAULT_ORDER = 0;

@@ -1,4 +1,4 @@
-package dev.weir.spring.webmvc;
+package dev.weir.spring.web;
 
 import java.lang.reflect.Array;
 import java.net.URI;
