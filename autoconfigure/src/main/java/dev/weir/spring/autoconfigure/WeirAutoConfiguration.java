@@ -6,6 +6,7 @@ import dev.weir.Weir;
 import dev.weir.cluster.ClusterClient;
 import dev.weir.rule.RuleViolation;
 import dev.weir.spring.aop.RateLimitedAdvisor;
+import dev.weir.spring.properties.RuleChangeLog;
 import dev.weir.spring.properties.WeirProperties;
 import dev.weir.spring.properties.WeirPropertiesValidator;
 import java.util.List;
@@ -16,6 +17,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
@@ -30,6 +32,9 @@ import org.springframework.util.function.SingletonSupplier;
  * <p>The {@code weir.*} configuration is judged by {@link WeirPropertiesValidator} against the
  * engine before any rule is loaded: any invalid value stops the start with an
  * {@link InvalidWeirConfigurationException} naming every offending property.
+ *
+ * <p>The {@link RuleChangeLog} bean records the rule changes of every runtime source (logged, and
+ * audited when the actuator is present).
  */
 @AutoConfiguration
 @ConditionalOnBooleanProperty(name = "weir.enabled", matchIfMissing = true)
@@ -50,6 +55,12 @@ public final class WeirAutoConfiguration {
     }
     WeirEngines.load(weir, properties);
     return weir;
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  RuleChangeLog weirRuleChangeLog(ApplicationEventPublisher publisher) {
+    return new RuleChangeLog(publisher);
   }
 
   @Bean

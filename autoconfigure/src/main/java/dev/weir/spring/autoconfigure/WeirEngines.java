@@ -43,11 +43,11 @@ final class WeirEngines {
    * customizer gave other resources stay; and the system rule when one is set.
    */
   static void load(Weir weir, WeirProperties properties) {
-    RuleSet rules = RuleLists.of(properties).toRuleSet();
+    RuleSet rules = RuleLists.of(properties).toRuleSet(properties.isShadow());
     for (String resource : rules.resources()) {
       weir.rules().replace(resource, rules.forResource(resource));
     }
-    SystemRule system = properties.getSystem().toRule();
+    SystemRule system = properties.getSystem().toRule(properties.isShadow());
     if (system.isActive()) {
       weir.rules().replaceSystemRule(system);
     }
