@@ -14,7 +14,10 @@ final class SystemProtection {
   final StatisticNode inbound;
   private final SystemSampler sampler;
   private volatile SystemRule rule = SystemRule.NONE;
-  /** The refusals of {@link #rule} when it is in shadow mode; written before the rule, so a reader of a shadow rule finds it. */
+  /**
+   * The refusals of {@link #rule} when it is in shadow mode; written before the rule, so that a
+   * reader of a shadow rule finds them.
+   */
   private volatile @Nullable ShadowRefusals shadow;
 
   SystemProtection(int sampleCount, SystemStatus status) {

@@ -281,7 +281,8 @@ class ShadowTest {
         .minRequestAmount(1).openDuration(Duration.ofSeconds(5)).build();
     List<String> transitions = new ArrayList<>();
     Weir weir = Weir.builder().ticker(ticker).rules(RuleSet.of(rule.withShadow(true)))
-        .circuitBreakerListener((r, from, to, reason) -> transitions.add(from + "->" + to + (r.shadow() ? " shadow" : "")))
+        .circuitBreakerListener(
+            (r, from, to, reason) -> transitions.add(from + "->" + to + (r.shadow() ? " shadow" : "")))
         .build();
     for (int i = 0; i < 3; i++) {
       failOnce(weir);

@@ -55,7 +55,8 @@ class WeirAutoConfigurationTests {
   void weirShadowPutsEveryRuleInShadowModeUnlessTheRuleSaysOtherwise() {
     runner.withPropertyValues("weir.shadow=true", "weir.flow[0].resource=a", "weir.flow[0].count=1",
         "weir.flow[1].resource=b", "weir.flow[1].count=1", "weir.flow[1].shadow=false",
-        "weir.degrade[0].resource=a", "weir.degrade[0].strategy=error-ratio", "weir.degrade[0].threshold=0.5", "weir.param-flow[0].resource=a",
+        "weir.degrade[0].resource=a", "weir.degrade[0].strategy=error-ratio", "weir.degrade[0].threshold=0.5",
+        "weir.param-flow[0].resource=a",
         "weir.param-flow[0].count=1", "weir.authority[0].resource=a", "weir.authority[0].limit-app=x",
         "weir.system.max-qps=5").run(context -> {
           RuleRegistry rules = context.getBean(Weir.class).rules();
