@@ -4,7 +4,10 @@ import dev.weir.rule.AuthorityRule;
 import dev.weir.spi.SlotOrder;
 import org.jspecify.annotations.Nullable;
 
-/** Refuses calls whose origin a rule of the resource does not allow. Calls without an origin pass. */
+/**
+ * Refuses calls whose origin a rule of the resource does not allow. Calls without an origin pass.
+ * A rule in shadow mode counts such a call as a shadow refusal and lets it go on to the next rule.
+ */
 final class AuthoritySlot extends Slot {
 
   AuthoritySlot() {
@@ -18,9 +21,15 @@ final class AuthoritySlot extends Slot {
 
   @Override
   @Nullable BlockException entry(Frame entry) {
-    for (AuthorityRule rule : entry.rules.authority) {
+    AuthorityRule[] rules = entry.rules.authority;
+    for (int i = 0; i < rules.length; i++) {
+      AuthorityRule rule = rules[i];
       if (!rule.permits(entry.origin)) {
-        return new AuthorityException(entry.resource, rule, 0);
+        ShadowRefusals shadow = entry.rules.authorityShadow[i];
+        if (shadow == null) {
+          return new AuthorityException(entry.resource, rule, 0);
+        }
+        shadow.refused(entry);
       }
     }
     return null;

@@ -3,6 +3,7 @@ package dev.weir;
 import dev.weir.rule.DegradeRule;
 import dev.weir.rule.DegradeStrategy;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
@@ -58,18 +59,44 @@ final class CircuitBreaker {
   private static final long NONE = Circuit.NONE;
 
   final DegradeRule rule;
+  /** Non-null when the rule is in shadow mode: an open breaker then counts the calls it lets through. */
+  final @Nullable ShadowRefusals shadow;
   private final long slowNanos;
   private final long intervalNanos;
   private final Circuit<LeapArray<Bucket>> circuit;
   /** Effective reading of the newest bad call (slow or failed, per strategy); only grows. */
-  private final AtomicLong lastBad = new AtomicLong(NONE);
+  private final AtomicLong lastBad;
+  /**
+   * The rule transitions are reported with: this breaker's, or that of the newest twin sharing its
+   * circuit, so that listeners hear the rule in force.
+   */
+  private final AtomicReference<DegradeRule> reported;
 
   CircuitBreaker(DegradeRule rule, CircuitBreakerListener listener) {
     this.rule = rule;
+    this.shadow = ShadowRefusals.of(rule);
     this.slowNanos = rule.slowCallThreshold().toNanos();
     this.intervalNanos = rule.statInterval().toNanos();
+    this.lastBad = new AtomicLong(NONE);
+    AtomicReference<DegradeRule> inForce = new AtomicReference<>(rule);
+    this.reported = inForce;
     this.circuit = new Circuit<>(rule.openDuration().toNanos(), probeTimeout(rule).toNanos(), this::newWindow,
-        (from, to, reason) -> listener.onStateChange(rule, from, to, reason));
+        (from, to, reason) -> listener.onStateChange(inForce.get(), from, to, reason));
+  }
+
+  /**
+   * The breaker of {@code rule}, which differs from {@code twin}'s rule in {@code shadow} only: the
+   * same circuit and window, so switching shadow mode on or off keeps the circuit's state.
+   */
+  CircuitBreaker(DegradeRule rule, CircuitBreaker twin) {
+    this.rule = rule;
+    this.shadow = ShadowRefusals.of(rule);
+    this.slowNanos = twin.slowNanos;
+    this.intervalNanos = twin.intervalNanos;
+    this.lastBad = twin.lastBad;
+    this.reported = twin.reported;
+    this.circuit = twin.circuit;
+    reported.set(rule);
   }
 
   /** How long a probe may run before it counts as failed and the next call probes; see the class comment. */

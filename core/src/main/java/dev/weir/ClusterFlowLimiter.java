@@ -30,12 +30,21 @@ final class ClusterFlowLimiter extends FlowLimiter {
 
   @Override
   long tryAcquire(int permits, long now) {
+    return acquire(permits, now, true);
+  }
+
+  @Override
+  long tryAcquireWithoutWaiting(int permits, long now) {
+    return acquire(permits, now, false);
+  }
+
+  private long acquire(int permits, long now, boolean waits) {
     ClusterDecision decision = guard.decide(counter, permits, now);
     if (decision != null) {
       return decision.admitted() ? STORE_TOKEN : refused(TimeUnit.MILLISECONDS.toNanos(decision.retryAfterMillis()));
     }
     return switch (guard.fallback) {
-      case LOCAL -> local.tryAcquire(permits, now);
+      case LOCAL -> waits ? local.tryAcquire(permits, now) : local.tryAcquireWithoutWaiting(permits, now);
       case ALLOW -> STORE_TOKEN;
       case DENY -> refused(0);
     };

@@ -12,6 +12,12 @@ import org.jspecify.annotations.Nullable;
  * its {@code tryPass} decided), so the same reading goes back with the completion or the refusal:
  * a probe that timed out and completes later is then told apart from the breaker's newer probe.
  * Nothing after this slot changes {@code startNanos}.
+ *
+ * <p>A breaker in shadow mode decides as any other (it opens, probes and closes on the calls it
+ * judges), but where it would refuse (open, or half-open with its probe in flight) the call goes
+ * on, counted as a shadow refusal, and the call's completion is not reported to that breaker: a
+ * breaker in force would never have seen the call, so the shadow one does not judge it either, and
+ * both move through the same states on the same traffic.
  */
 final class DegradeSlot extends Slot {
 
@@ -34,8 +40,14 @@ final class DegradeSlot extends Slot {
     for (CircuitBreaker breaker : breakers) {
       long verdict = breaker.tryPass(entry.startNanos);
       if (verdict < 0) {
-        entry.refuseProbes(entry.startNanos);
-        return new DegradeException(entry.resource, breaker.rule, FlowLimiter.retryAfterNanos(verdict));
+        ShadowRefusals shadow = breaker.shadow;
+        if (shadow == null) {
+          entry.refuseProbes(entry.startNanos);
+          return new DegradeException(entry.resource, breaker.rule, FlowLimiter.retryAfterNanos(verdict));
+        }
+        shadow.refused(entry);
+        entry.passedOpen(breaker);
+        continue;
       }
       if (verdict == CircuitBreaker.PROBE) {
         entry.addProbe(breaker);
@@ -53,7 +65,9 @@ final class DegradeSlot extends Slot {
   void exit(Frame entry) {
     boolean failed = entry.error != null;
     for (CircuitBreaker breaker : entry.breakers) {
-      breaker.onComplete(entry.startNanos, entry.endNanos, failed, entry.isProbe(breaker));
+      if (entry.passedOpenCount == 0 || entry.completesFor(breaker)) {
+        breaker.onComplete(entry.startNanos, entry.endNanos, failed, entry.isProbe(breaker));
+      }
     }
   }
 }

@@ -43,6 +43,15 @@ abstract class FlowLimiter {
   /** Admits and counts {@code permits}, or refuses; see the class comment for the encoding. */
   abstract long tryAcquire(int permits, long now);
 
+  /**
+   * As {@link #tryAcquire}, but never waits: a call that {@code tryAcquire} would make wait for its
+   * slot is admitted at once, its slot taken all the same, so the limiter's state is what it would
+   * be had the call waited. For rules in shadow mode, whose calls must not be slowed down.
+   */
+  long tryAcquireWithoutWaiting(int permits, long now) {
+    return tryAcquire(permits, now);
+  }
+
   /** Gives back permits admitted with {@code token} when a later rule refused the same call. */
   void refund(int permits, long token) {
   }

@@ -19,6 +19,8 @@ import org.jspecify.annotations.Nullable;
 final class FlowRuleState {
 
   final FlowRule rule;
+  /** Non-null when the rule is in shadow mode: then it counts what it would refuse, and never waits. */
+  final @Nullable ShadowRefusals shadow;
   private final Limiters limiters;
   private final @Nullable FlowLimiter shared;
   private final @Nullable ConcurrentHashMap<String, FlowLimiter> perOrigin;
@@ -27,6 +29,7 @@ final class FlowRuleState {
   /** A state for {@code rule}, carrying over what it can of {@code predecessor}, the same rule with another count. */
   FlowRuleState(FlowRule rule, Limiters limiters, @Nullable FlowRuleState predecessor) {
     this.rule = rule;
+    this.shadow = ShadowRefusals.of(rule);
     this.limiters = limiters;
     boolean perOriginState = FlowRule.LIMIT_APP_OTHER.equals(rule.limitApp()) && rule.strategy() != FlowStrategy.RELATED;
     FlowLimiter carried = predecessor == null || predecessor.shared == null ? null
@@ -43,8 +46,22 @@ final class FlowRuleState {
     }
   }
 
+  /**
+   * The state of {@code rule}, which differs from {@code twin}'s rule in {@code shadow} only: the
+   * same limiters, so switching shadow mode on or off keeps the rule's counts, queue and warm-up.
+   */
+  FlowRuleState(FlowRule rule, FlowRuleState twin) {
+    this.rule = rule;
+    this.shadow = ShadowRefusals.of(rule);
+    this.limiters = twin.limiters;
+    this.shared = twin.shared;
+    this.perOrigin = twin.perOrigin;
+    this.overflow = twin.overflow;
+  }
+
+  /** Whether the rule may make a call wait: a queueing rule in force (in shadow mode, calls never wait). */
   boolean waits() {
-    return rule.grade() == FlowGrade.QPS && (rule.controlBehavior() == ControlBehavior.QUEUE
+    return shadow == null && rule.grade() == FlowGrade.QPS && (rule.controlBehavior() == ControlBehavior.QUEUE
         || rule.controlBehavior() == ControlBehavior.WARM_UP_QUEUE);
   }
 

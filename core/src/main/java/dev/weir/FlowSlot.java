@@ -7,6 +7,12 @@ import org.jspecify.annotations.Nullable;
  * Applies the resource's flow rules in order. Each applicable rule admits and counts atomically
  * through its {@link FlowLimiter}; the permits taken are remembered in the entry, and the engine
  * refunds them when any rule refuses the call, or releases them when it completes.
+ *
+ * <p>A rule in shadow mode (its state has {@link ShadowRefusals}) asks its limiter the same way,
+ * except that it never waits: a permit it admits is held as any other (so its limiter counts what
+ * it would count in force), and where it would refuse, its limiter has taken nothing, as for a
+ * real refusal, and the call goes on to the next rule, counted as a shadow refusal. A rule in force
+ * for real pays one null check of a final field for this.
  */
 final class FlowSlot extends Slot {
 
@@ -31,11 +37,16 @@ final class FlowSlot extends Slot {
       if (limiter == null) {
         continue;
       }
-      long result = limiter.tryAcquire(entry.acquireCount, entry.startNanos);
-      if (result < 0) {
+      ShadowRefusals shadow = state.shadow;
+      long result = shadow == null ? limiter.tryAcquire(entry.acquireCount, entry.startNanos)
+          : limiter.tryAcquireWithoutWaiting(entry.acquireCount, entry.startNanos);
+      if (result >= 0) {
+        entry.hold(limiter, result);
+      } else if (shadow == null) {
         return new FlowException(entry.resource, state.rule, FlowLimiter.retryAfterNanos(result));
+      } else {
+        shadow.refused(entry);
       }
-      entry.hold(limiter, result);
     }
     if (set.waits) {
       entry.startNanos = clock.read(); // a queued call's response time starts when its slot comes

@@ -76,6 +76,9 @@ final class Frame implements Invocation {
   CircuitBreaker[] breakers = NO_BREAKERS;
   CircuitBreaker @Nullable [] probes;
   int probeCount;
+  /** Breakers in shadow mode that would have refused this call: its completion is not theirs. */
+  CircuitBreaker[] passedOpen = NO_BREAKERS;
+  int passedOpenCount;
 
   Frame(CallStack stack) {
     this.stack = stack;
@@ -117,6 +120,18 @@ final class Frame implements Invocation {
     heldTokens[heldCount++] = token;
   }
 
+  /**
+   * Gives back the permits held since {@code mark} (a {@link #heldCount} read before): a rule in
+   * shadow mode that took them for some elements of the call's argument would refuse the call.
+   */
+  void refundHeldFrom(int mark) {
+    for (int i = heldCount - 1; i >= mark; i--) {
+      held[i].refund(acquireCount, heldTokens[i]);
+      held[i] = null;
+    }
+    heldCount = mark;
+  }
+
   /** Gives back every permit held: the call was refused after some rules admitted it. */
   void refundHeld() {
     for (int i = heldCount - 1; i >= 0; i--) {
@@ -142,6 +157,27 @@ final class Frame implements Invocation {
       probes = java.util.Arrays.copyOf(probes, probeCount * 2);
     }
     probes[probeCount++] = breaker;
+  }
+
+  /**
+   * {@code breaker}, in shadow mode, would have refused this call: the call goes on, and its
+   * completion will not be told to the breaker, which would never have seen it in force.
+   */
+  void passedOpen(CircuitBreaker breaker) {
+    if (passedOpenCount == passedOpen.length) {
+      passedOpen = java.util.Arrays.copyOf(passedOpen, Math.max(1, passedOpenCount * 2));
+    }
+    passedOpen[passedOpenCount++] = breaker;
+  }
+
+  /** Whether the completion of this call is for {@code breaker} to judge: it did not pass it open. */
+  boolean completesFor(CircuitBreaker breaker) {
+    for (int i = 0; i < passedOpenCount; i++) {
+      if (passedOpen[i] == breaker) {
+        return false;
+      }
+    }
+    return true;
   }
 
   boolean isProbe(CircuitBreaker breaker) {
@@ -213,6 +249,10 @@ final class Frame implements Invocation {
       probes[i] = null;
     }
     probeCount = 0;
+    for (int i = 0; i < passedOpenCount; i++) {
+      passedOpen[i] = null;
+    }
+    passedOpenCount = 0;
     STATE.setRelease(this, call() | FREE);
   }
 

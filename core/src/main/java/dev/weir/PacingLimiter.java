@@ -37,6 +37,15 @@ final class PacingLimiter extends FlowLimiter {
 
   @Override
   long tryAcquire(int permits, long now) {
+    return acquire(permits, now, true);
+  }
+
+  @Override
+  long tryAcquireWithoutWaiting(int permits, long now) {
+    return acquire(permits, now, false);
+  }
+
+  private long acquire(int permits, long now, boolean waits) {
     if (Double.isInfinite(nanosPerPermit)) {
       return refused(0);
     }
@@ -57,7 +66,9 @@ final class PacingLimiter extends FlowLimiter {
         return refused(wait - maxQueueingNanos);
       }
       if (nextFree.compareAndSet(next, slot + cost)) {
-        clock.sleep(wait);
+        if (waits) {
+          clock.sleep(wait);
+        }
         return 0;
       }
     }

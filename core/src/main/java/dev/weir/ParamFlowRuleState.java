@@ -17,21 +17,35 @@ import org.jspecify.annotations.Nullable;
 final class ParamFlowRuleState {
 
   final ParamFlowRule rule;
+  /** Non-null when the rule is in shadow mode: then it counts what it would refuse, and never waits. */
+  final @Nullable ShadowRefusals shadow;
   private final Limiters limiters;
-  private final Map<String, Double> exceptionCounts = new HashMap<>();
+  private final Map<String, Double> exceptionCounts;
   private final BoundedLru<Object, FlowLimiter> byValue;
 
   ParamFlowRuleState(ParamFlowRule rule, Limiters limiters) {
     this.rule = rule;
+    this.shadow = ShadowRefusals.of(rule);
     this.limiters = limiters;
+    this.exceptionCounts = new HashMap<>();
     for (ParamFlowItem item : rule.exceptions()) {
       exceptionCounts.put(item.value(), item.count());
     }
     this.byValue = new BoundedLru<>(ParamFlowRule.MAX_TRACKED_VALUES);
   }
 
+  /** The state of {@code rule}, which differs from {@code twin}'s rule in {@code shadow} only: the same limiters. */
+  ParamFlowRuleState(ParamFlowRule rule, ParamFlowRuleState twin) {
+    this.rule = rule;
+    this.shadow = ShadowRefusals.of(rule);
+    this.limiters = twin.limiters;
+    this.exceptionCounts = twin.exceptionCounts;
+    this.byValue = twin.byValue;
+  }
+
+  /** Whether the rule may make a call wait: a queueing rule in force (in shadow mode, calls never wait). */
   boolean waits() {
-    return rule.grade() == FlowGrade.QPS && rule.controlBehavior() == ControlBehavior.QUEUE;
+    return shadow == null && rule.grade() == FlowGrade.QPS && rule.controlBehavior() == ControlBehavior.QUEUE;
   }
 
   /** The argument this rule looks at, or null when the call has no such argument. */

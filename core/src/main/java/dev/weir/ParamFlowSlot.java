@@ -9,6 +9,11 @@ import org.jspecify.annotations.Nullable;
  * Applies the resource's hot-parameter rules to the call's arguments. A collection or array
  * argument takes a permit for each element; the call passes only if every element does (permits
  * taken before a refusal are refunded by the engine).
+ *
+ * <p>A rule in shadow mode asks its limiters without waiting. Where it would refuse the call (at
+ * one element), it gives back what it took for the earlier elements of the call, as the engine
+ * would after a real refusal, checks no further element, counts a shadow refusal, and lets the
+ * call go on to the next rule.
  */
 final class ParamFlowSlot extends Slot {
 
@@ -33,26 +38,41 @@ final class ParamFlowSlot extends Slot {
         continue;
       }
       waits |= state.waits();
-      BlockException refused;
-      if (argument instanceof Collection<?> elements) {
-        for (Object element : elements) {
-          if ((refused = check(entry, state, element)) != null) {
-            return refused;
-          }
+      int mark = entry.heldCount;
+      BlockException refused = checkArgument(entry, state, argument);
+      if (refused != null) {
+        ShadowRefusals shadow = state.shadow;
+        if (shadow == null) {
+          return refused;
         }
-      } else if (argument.getClass().isArray()) {
-        int length = Array.getLength(argument);
-        for (int i = 0; i < length; i++) {
-          if ((refused = check(entry, state, Array.get(argument, i))) != null) {
-            return refused;
-          }
-        }
-      } else if ((refused = check(entry, state, argument)) != null) {
-        return refused;
+        entry.refundHeldFrom(mark);
+        shadow.refused(entry);
       }
     }
     if (waits) {
       entry.startNanos = clock.read();
+    }
+    return null;
+  }
+
+  /** Checks every element of {@code argument} (or the argument itself); the refusal of the first refused one. */
+  private static @Nullable BlockException checkArgument(Frame entry, ParamFlowRuleState state, Object argument) {
+    BlockException refused;
+    if (argument instanceof Collection<?> elements) {
+      for (Object element : elements) {
+        if ((refused = check(entry, state, element)) != null) {
+          return refused;
+        }
+      }
+    } else if (argument.getClass().isArray()) {
+      int length = Array.getLength(argument);
+      for (int i = 0; i < length; i++) {
+        if ((refused = check(entry, state, Array.get(argument, i))) != null) {
+          return refused;
+        }
+      }
+    } else {
+      return check(entry, state, argument);
     }
     return null;
   }
@@ -63,7 +83,8 @@ final class ParamFlowSlot extends Slot {
       return null;
     }
     FlowLimiter limiter = state.limiterFor(key);
-    long result = limiter.tryAcquire(entry.acquireCount, entry.startNanos);
+    long result = state.shadow == null ? limiter.tryAcquire(entry.acquireCount, entry.startNanos)
+        : limiter.tryAcquireWithoutWaiting(entry.acquireCount, entry.startNanos);
     if (result < 0) {
       return new ParamFlowException(entry.resource, state.rule, FlowLimiter.retryAfterNanos(result));
     }

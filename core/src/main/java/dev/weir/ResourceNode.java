@@ -1,6 +1,7 @@
 package dev.weir;
 
 import dev.weir.rule.RuleKind;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Everything the engine keeps for one resource: its statistics (second and minute windows, totals,
@@ -17,6 +18,8 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
   final String name;
   private final EngineClock clock;
   final LeapArray<StatBucket> minute;
+  /** Permits that shadow rules would have refused, by kind. */
+  private final LongAdder[] shadowBlocked = new LongAdder[RuleKind.values().length];
 
   /** The rules in force, published in one write; see {@link ResourceRules}. */
   volatile ResourceRules rules;
@@ -27,6 +30,14 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
     this.name = name;
     this.clock = clock;
     this.rules = rules;
+    for (int i = 0; i < shadowBlocked.length; i++) {
+      shadowBlocked[i] = new LongAdder();
+    }
+  }
+
+  /** A shadow rule of {@code kind} would have refused {@code count} permits; the call went on. */
+  void onShadowBlock(int count, RuleKind kind) {
+    shadowBlocked[kind.ordinal()].add(count);
   }
 
   @Override
@@ -51,6 +62,9 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
   void reset() {
     super.reset();
     minute.clear();
+    for (LongAdder adder : shadowBlocked) {
+      adder.reset();
+    }
   }
 
   // ResourceStatistics: live readings at the engine's current time.
@@ -113,6 +127,11 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
   @Override
   public long totalBlocked(RuleKind kind) {
     return blockedBy(kind);
+  }
+
+  @Override
+  public long totalShadowBlocked(RuleKind kind) {
+    return shadowBlocked[kind.ordinal()].sum();
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.weir;
 
 import dev.weir.rule.AuthorityRule;
 import dev.weir.rule.FlowRule;
+import dev.weir.rule.ResourceRule;
 import dev.weir.rule.RuleSet;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,20 +22,23 @@ import org.jspecify.annotations.Nullable;
 final class ResourceRules {
 
   static final ResourceRules NONE = new ResourceRules(new FlowRuleSet(new FlowRuleState[0]), new CircuitBreaker[0],
-      new ParamFlowRuleState[0], new AuthorityRule[0], SlotChain.EMPTY);
+      new ParamFlowRuleState[0], new AuthorityRule[0], new ShadowRefusals[0], SlotChain.EMPTY);
 
   final FlowRuleSet flow;
   final CircuitBreaker[] breakers;
   final ParamFlowRuleState[] paramFlow;
   final AuthorityRule[] authority;
+  /** For {@code authority[i]} in shadow mode, its refusals; null for a rule in force for real. */
+  final @Nullable ShadowRefusals[] authorityShadow;
   final SlotChain chain;
 
   private ResourceRules(FlowRuleSet flow, CircuitBreaker[] breakers, ParamFlowRuleState[] paramFlow,
-      AuthorityRule[] authority, SlotChain chain) {
+      AuthorityRule[] authority, @Nullable ShadowRefusals[] authorityShadow, SlotChain chain) {
     this.flow = flow;
     this.breakers = breakers;
     this.paramFlow = paramFlow;
     this.authority = authority;
+    this.authorityShadow = authorityShadow;
     this.chain = chain;
   }
 
@@ -43,45 +47,87 @@ final class ResourceRules {
    * every rule of this value that stays in force, and the chain of {@code slots} they need.
    *
    * <p>A rule equal to one in force keeps its state (window counts, warm-up progress, queue
-   * position, circuit state). A flow rule that differs from one in force only in its
-   * {@code count} keeps what its limiter can carry over ({@link FlowLimiter#withCount}): the calls
-   * inside a {@code threads} rule, the current window of a {@code reject} rule. Any other rule
-   * starts fresh.
+   * position, circuit state). So does a rule that differs from one in force only in
+   * {@code shadow}: switching shadow mode on or off is not a change of what the rule counts, and
+   * its new state object shares the live state of the old one. A flow rule that differs from one in
+   * force in its {@code count} (and possibly {@code shadow}) keeps what its limiter can carry over
+   * ({@link FlowLimiter#withCount}): the calls inside a {@code threads} rule, the current window of
+   * a {@code reject} rule. Any other rule starts fresh.
    */
   ResourceRules next(RuleSet next, Limiters limiters, CircuitBreakerListener listener, List<Slot> slots) {
-    FlowRuleState[] flowStates = carry(flow.states, next.flow(), s -> s.rule, ResourceRules::countChanged,
-        (rule, predecessor) -> new FlowRuleState(rule, limiters, predecessor), FlowRuleState[]::new);
-    CircuitBreaker[] nextBreakers = carry(breakers, next.degrade(), b -> b.rule, (a, b) -> false,
-        (rule, predecessor) -> new CircuitBreaker(rule, listener), CircuitBreaker[]::new);
-    ParamFlowRuleState[] nextParamFlow = carry(paramFlow, next.paramFlow(), s -> s.rule, (a, b) -> false,
-        (rule, predecessor) -> new ParamFlowRuleState(rule, limiters), ParamFlowRuleState[]::new);
+    FlowRuleState[] flowStates = carry(flow.states, next.flow(), s -> s.rule, FlowRuleState::new,
+        ResourceRules::countChanged, (rule, predecessor) -> new FlowRuleState(rule, limiters, predecessor),
+        FlowRuleState[]::new);
+    CircuitBreaker[] nextBreakers = carry(breakers, next.degrade(), b -> b.rule, CircuitBreaker::new,
+        (a, b) -> false, (rule, predecessor) -> new CircuitBreaker(rule, listener), CircuitBreaker[]::new);
+    ParamFlowRuleState[] nextParamFlow = carry(paramFlow, next.paramFlow(), s -> s.rule, ParamFlowRuleState::new,
+        (a, b) -> false, (rule, predecessor) -> new ParamFlowRuleState(rule, limiters), ParamFlowRuleState[]::new);
+    AuthorityRule[] nextAuthority = next.authority().toArray(AuthorityRule[]::new);
     ResourceRules built = new ResourceRules(new FlowRuleSet(flowStates), nextBreakers, nextParamFlow,
-        next.authority().toArray(AuthorityRule[]::new), SlotChain.EMPTY);
+        nextAuthority, authorityShadow(nextAuthority), SlotChain.EMPTY);
     return built.withChain(slots);
   }
 
   /** The same rules with the chain of {@code slots} they need (compiled again: the system rule changed). */
   ResourceRules withChain(List<Slot> slots) {
-    ResourceRules bare = new ResourceRules(flow, breakers, paramFlow, authority, SlotChain.EMPTY);
-    return new ResourceRules(flow, breakers, paramFlow, authority, SlotChain.compile(slots, bare));
+    ResourceRules bare = new ResourceRules(flow, breakers, paramFlow, authority, authorityShadow, SlotChain.EMPTY);
+    return new ResourceRules(flow, breakers, paramFlow, authority, authorityShadow, SlotChain.compile(slots, bare));
   }
 
+  /**
+   * The refusal counts of the authority rules {@code next} in shadow mode: that of an equal rule in
+   * shadow mode now (so its once-a-second log keeps its pace), else a new one.
+   */
+  private @Nullable ShadowRefusals[] authorityShadow(AuthorityRule[] next) {
+    List<Integer> unused = new ArrayList<>();
+    for (int i = 0; i < authority.length; i++) {
+      unused.add(i);
+    }
+    @Nullable ShadowRefusals[] shadows = new ShadowRefusals[next.length];
+    for (int i = 0; i < next.length; i++) {
+      AuthorityRule rule = next[i];
+      if (!rule.shadow()) {
+        continue;
+      }
+      Integer same = take(unused, k -> authority[k].equals(rule));
+      shadows[i] = same != null ? authorityShadow[same] : ShadowRefusals.of(rule);
+    }
+    return shadows;
+  }
+
+  /** Whether {@code next} is {@code old} with another count, and perhaps switched in or out of shadow mode. */
   private static boolean countChanged(FlowRule old, FlowRule next) {
-    return old.toBuilder().count(next.count()).build().equals(next);
+    return old.toBuilder().count(next.count()).shadow(next.shadow()).build().equals(next);
+  }
+
+  /** Whether two rules differ at most in {@code shadow}. */
+  private static <R extends ResourceRule> boolean twins(R a, R b) {
+    return a.withShadow(false).equals(b.withShadow(false));
   }
 
   /**
    * The states of {@code rules}, in order: the state of an equal rule of {@code old} where there is
-   * one; else a new state, given the state of a rule of {@code old} that {@code succeeds} (each old
-   * state is handed on at most once), or null.
+   * one; else a {@code twin} of the state of a rule of {@code old} that differs only in
+   * {@code shadow}; else a new state, given the state of a rule of {@code old} that
+   * {@code succeeds}, or null. Each old state is handed on at most once.
    */
-  private static <R, S> S[] carry(S[] old, List<R> rules, Function<S, R> ruleOf, BiPredicate<R, R> succeeds,
-      BiFunction<R, @Nullable S, S> create, IntFunction<S[]> array) {
+  private static <R extends ResourceRule, S> S[] carry(S[] old, List<R> rules, Function<S, R> ruleOf,
+      BiFunction<R, S, S> twin, BiPredicate<R, R> succeeds, BiFunction<R, @Nullable S, S> create,
+      IntFunction<S[]> array) {
     List<S> unused = new ArrayList<>(List.of(old));
     S[] next = array.apply(rules.size());
     for (int i = 0; i < next.length; i++) {
       R rule = rules.get(i);
       next[i] = take(unused, state -> ruleOf.apply(state).equals(rule));
+    }
+    for (int i = 0; i < next.length; i++) {
+      if (next[i] == null) {
+        R rule = rules.get(i);
+        S shadowed = take(unused, state -> twins(ruleOf.apply(state), rule));
+        if (shadowed != null) {
+          next[i] = twin.apply(rule, shadowed);
+        }
+      }
     }
     for (int i = 0; i < next.length; i++) {
       if (next[i] == null) {

@@ -52,6 +52,13 @@ public interface ResourceStatistics {
   /** Returns all permits ever refused by rules of {@code kind}. */
   long totalBlocked(RuleKind kind);
 
+  /**
+   * Returns all permits that rules of {@code kind} in shadow mode would have refused: the calls went
+   * on (and are counted as passed, or refused by another rule). Such a rule counts exactly the
+   * permits it would have refused in force, for the calls it saw; see {@code dev.weir.rule.Rule#shadow()}.
+   */
+  long totalShadowBlocked(RuleKind kind);
+
   /** Returns all calls that completed without a recorded error. */
   long totalSucceeded();
 

@@ -9,6 +9,9 @@ import org.jspecify.annotations.Nullable;
  * It reads the engine's inbound statistics as they are before this call (statistics record a pass
  * only once every slot admitted it). The thread limit is a check, not a reservation: under a burst,
  * a few calls more than {@code max-threads} may be inside at once.
+ *
+ * <p>A system rule in shadow mode counts a call it would refuse as a shadow refusal on the call's
+ * resource and lets it go on.
  */
 final class SystemSlot extends Slot {
 
@@ -65,7 +68,12 @@ final class SystemSlot extends Slot {
     return inside > maxSuccessPerSecond * minRtSeconds;
   }
 
-  private static SystemBlockException refuse(Frame entry, SystemRule rule) {
-    return new SystemBlockException(entry.resource, rule, 0);
+  private @Nullable SystemBlockException refuse(Frame entry, SystemRule rule) {
+    ShadowRefusals shadow = rule.shadow() ? system.shadow() : null;
+    if (shadow == null) {
+      return new SystemBlockException(entry.resource, rule, 0);
+    }
+    shadow.refused(entry);
+    return null;
   }
 }

@@ -57,6 +57,15 @@ final class WarmUpLimiter extends FlowLimiter {
 
   @Override
   long tryAcquire(int permits, long now) {
+    return acquire(permits, now, true);
+  }
+
+  @Override
+  long tryAcquireWithoutWaiting(int permits, long now) {
+    return acquire(permits, now, false);
+  }
+
+  private long acquire(int permits, long now, boolean waits) {
     if (Double.isInfinite(stableNanos)) {
       return refused(0);
     }
@@ -83,7 +92,9 @@ final class WarmUpLimiter extends FlowLimiter {
       nextFree += capped(cost);
       wait = ahead;
     }
-    clock.sleep(wait);
+    if (waits) {
+      clock.sleep(wait);
+    }
     return 0;
   }
 

@@ -9,14 +9,26 @@ import java.util.List;
  * @param resource the guarded resource
  * @param strategy whether the list allows ({@code WHITE}) or denies ({@code BLACK})
  * @param limitApp the origins listed
+ * @param shadow whether the rule only counts the calls it would refuse (see {@link Rule#shadow()})
  */
-public record AuthorityRule(String resource, AuthorityStrategy strategy, List<String> limitApp) implements ResourceRule {
+public record AuthorityRule(String resource, AuthorityStrategy strategy, List<String> limitApp, boolean shadow)
+    implements ResourceRule {
 
   /** Replaces null components by defaults and copies the list. */
   public AuthorityRule {
     resource = resource == null ? "" : resource;
     strategy = strategy == null ? AuthorityStrategy.WHITE : strategy;
     limitApp = limitApp == null ? List.of() : List.copyOf(limitApp);
+  }
+
+  /** A list that is not in shadow mode. */
+  public AuthorityRule(String resource, AuthorityStrategy strategy, List<String> limitApp) {
+    this(resource, strategy, limitApp, false);
+  }
+
+  @Override
+  public AuthorityRule withShadow(boolean shadow) {
+    return shadow == this.shadow ? this : new AuthorityRule(resource, strategy, limitApp, shadow);
   }
 
   /** Returns an allow list. */

@@ -21,6 +21,8 @@ import java.util.Objects;
  * @param minRequestAmount calls needed in the interval before the breaker may open
  * @param statInterval the sliding interval the statistics cover
  * @param openDuration how long the breaker stays open before a probe; also the probe's timeout
+ * @param shadow whether the breaker only counts what it would refuse (see {@link Rule#shadow()}):
+ *     it still opens, probes and closes, but an open breaker lets calls through
  */
 public record DegradeRule(
     String resource,
@@ -29,7 +31,8 @@ public record DegradeRule(
     Duration slowCallThreshold,
     int minRequestAmount,
     Duration statInterval,
-    Duration openDuration)
+    Duration openDuration,
+    boolean shadow)
     implements ResourceRule {
 
   /** Default of {@link #minRequestAmount()}. */
@@ -50,6 +53,18 @@ public record DegradeRule(
     openDuration = openDuration == null ? DEFAULT_OPEN_DURATION : openDuration;
   }
 
+  /** A breaker that is not in shadow mode: the components before {@code shadow}. */
+  public DegradeRule(String resource, DegradeStrategy strategy, double threshold, Duration slowCallThreshold,
+      int minRequestAmount, Duration statInterval, Duration openDuration) {
+    this(resource, strategy, threshold, slowCallThreshold, minRequestAmount, statInterval, openDuration, false);
+  }
+
+  @Override
+  public DegradeRule withShadow(boolean shadow) {
+    return shadow == this.shadow ? this : new DegradeRule(resource, strategy, threshold, slowCallThreshold,
+        minRequestAmount, statInterval, openDuration, shadow);
+  }
+
   /** Returns a builder for a breaker on {@code resource} with every other field at its default. */
   public static Builder builder(String resource) {
     return new Builder(resource);
@@ -64,6 +79,7 @@ public record DegradeRule(
     private int minRequestAmount = DEFAULT_MIN_REQUEST_AMOUNT;
     private Duration statInterval = DEFAULT_STAT_INTERVAL;
     private Duration openDuration = DEFAULT_OPEN_DURATION;
+    private boolean shadow;
 
     private Builder(String resource) {
       this.resource = Objects.requireNonNull(resource, "resource");
@@ -105,10 +121,16 @@ public record DegradeRule(
       return this;
     }
 
+    /** Sets whether the breaker only counts what it would refuse. */
+    public Builder shadow(boolean shadow) {
+      this.shadow = shadow;
+      return this;
+    }
+
     /** Returns the rule; it is not validated here. */
     public DegradeRule build() {
       return new DegradeRule(resource, strategy, threshold, slowCallThreshold, minRequestAmount, statInterval,
-          openDuration);
+          openDuration, shadow);
     }
   }
 

@@ -28,6 +28,7 @@ import org.jspecify.annotations.Nullable;
  * @param limitApp {@code default} (every caller together), {@code other} (each caller not named by
  *     another rule of this resource, separately) or the name of one origin
  * @param clusterMode whether {@code count} is shared by every instance of the application
+ * @param shadow whether the rule only counts what it would refuse (see {@link Rule#shadow()})
  */
 public record FlowRule(
     String resource,
@@ -42,7 +43,8 @@ public record FlowRule(
     FlowStrategy strategy,
     @Nullable String refResource,
     String limitApp,
-    boolean clusterMode)
+    boolean clusterMode,
+    boolean shadow)
     implements ResourceRule {
 
   /** {@code limit-app} value: the rule applies to every caller, counted together. */
@@ -78,6 +80,19 @@ public record FlowRule(
     limitApp = limitApp == null ? LIMIT_APP_DEFAULT : limitApp;
   }
 
+  /** A rule that is not in shadow mode: the components before {@code shadow}. */
+  public FlowRule(String resource, double count, FlowGrade grade, Duration interval, boolean exact,
+      ControlBehavior controlBehavior, Duration warmUpPeriod, int coldFactor, Duration maxQueueingTime,
+      FlowStrategy strategy, @Nullable String refResource, String limitApp, boolean clusterMode) {
+    this(resource, count, grade, interval, exact, controlBehavior, warmUpPeriod, coldFactor, maxQueueingTime, strategy,
+        refResource, limitApp, clusterMode, false);
+  }
+
+  @Override
+  public FlowRule withShadow(boolean shadow) {
+    return shadow == this.shadow ? this : toBuilder().shadow(shadow).build();
+  }
+
   /** Returns a builder for a rule on {@code resource}, with every other field at its default. */
   public static Builder builder(String resource) {
     return new Builder(resource);
@@ -108,6 +123,7 @@ public record FlowRule(
     builder.refResource = refResource;
     builder.limitApp = limitApp;
     builder.clusterMode = clusterMode;
+    builder.shadow = shadow;
     return builder;
   }
 
@@ -130,6 +146,9 @@ public record FlowRule(
     if (clusterMode) {
       text.append(", cluster-mode");
     }
+    if (shadow) {
+      text.append(", shadow");
+    }
     return text.append('}').toString();
   }
 
@@ -148,6 +167,7 @@ public record FlowRule(
     private @Nullable String refResource;
     private String limitApp = LIMIT_APP_DEFAULT;
     private boolean clusterMode;
+    private boolean shadow;
 
     private Builder(String resource) {
       this.resource = Objects.requireNonNull(resource, "resource");
@@ -225,10 +245,16 @@ public record FlowRule(
       return this;
     }
 
+    /** Sets whether the rule only counts what it would refuse. */
+    public Builder shadow(boolean shadow) {
+      this.shadow = shadow;
+      return this;
+    }
+
     /** Returns the rule; it is not validated here. */
     public FlowRule build() {
       return new FlowRule(resource, count, grade, interval, exact, controlBehavior, warmUpPeriod, coldFactor,
-          maxQueueingTime, strategy, refResource, limitApp, clusterMode);
+          maxQueueingTime, strategy, refResource, limitApp, clusterMode, shadow);
     }
   }
 

@@ -25,6 +25,7 @@ import java.util.Objects;
  * @param controlBehavior {@code REJECT} or {@code QUEUE}
  * @param maxQueueingTime {@code QUEUE}: the longest a call waits
  * @param exceptions values with a count of their own
+ * @param shadow whether the rule only counts what it would refuse (see {@link Rule#shadow()})
  */
 public record ParamFlowRule(
     String resource,
@@ -35,7 +36,8 @@ public record ParamFlowRule(
     int burst,
     ControlBehavior controlBehavior,
     Duration maxQueueingTime,
-    List<ParamFlowItem> exceptions)
+    List<ParamFlowItem> exceptions,
+    boolean shadow)
     implements ResourceRule {
 
   /** Values tracked per rule; beyond, the least recently used value's state is dropped. */
@@ -49,6 +51,18 @@ public record ParamFlowRule(
     controlBehavior = controlBehavior == null ? ControlBehavior.REJECT : controlBehavior;
     maxQueueingTime = maxQueueingTime == null ? Duration.ZERO : maxQueueingTime;
     exceptions = exceptions == null ? List.of() : List.copyOf(exceptions);
+  }
+
+  /** A rule that is not in shadow mode: the components before {@code shadow}. */
+  public ParamFlowRule(String resource, int paramIndex, FlowGrade grade, double count, Duration duration, int burst,
+      ControlBehavior controlBehavior, Duration maxQueueingTime, List<ParamFlowItem> exceptions) {
+    this(resource, paramIndex, grade, count, duration, burst, controlBehavior, maxQueueingTime, exceptions, false);
+  }
+
+  @Override
+  public ParamFlowRule withShadow(boolean shadow) {
+    return shadow == this.shadow ? this : new ParamFlowRule(resource, paramIndex, grade, count, duration, burst,
+        controlBehavior, maxQueueingTime, exceptions, shadow);
   }
 
   /** Returns a builder for a rule on {@code resource}, argument 0, with defaults. */
@@ -67,6 +81,7 @@ public record ParamFlowRule(
     private ControlBehavior controlBehavior = ControlBehavior.REJECT;
     private Duration maxQueueingTime = Duration.ZERO;
     private List<ParamFlowItem> exceptions = List.of();
+    private boolean shadow;
 
     private Builder(String resource) {
       this.resource = Objects.requireNonNull(resource, "resource");
@@ -120,10 +135,16 @@ public record ParamFlowRule(
       return this;
     }
 
+    /** Sets whether the rule only counts what it would refuse. */
+    public Builder shadow(boolean shadow) {
+      this.shadow = shadow;
+      return this;
+    }
+
     /** Returns the rule; it is not validated here. */
     public ParamFlowRule build() {
       return new ParamFlowRule(resource, paramIndex, grade, count, duration, burst, controlBehavior, maxQueueingTime,
-          exceptions);
+          exceptions, shadow);
     }
   }
 

@@ -5,4 +5,8 @@ public sealed interface ResourceRule extends Rule permits FlowRule, DegradeRule,
 
   /** Returns the name of the resource this rule guards. */
   String resource();
+
+  /** Returns this rule with {@link #shadow()} set to {@code shadow}, everything else equal. */
+  @Override
+  ResourceRule withShadow(boolean shadow);
 }

@@ -22,17 +22,31 @@ import org.jspecify.annotations.Nullable;
  * @param maxAvgRt mean response time of inbound calls
  * @param maxLoad one-minute system load average
  * @param maxCpuUsage CPU usage fraction
+ * @param shadow whether the rule only counts the inbound calls it would refuse (see
+ *     {@link Rule#shadow()}); counted on the resource of each such call
  */
 public record SystemRule(
     @Nullable Double maxQps,
     @Nullable Integer maxThreads,
     @Nullable Duration maxAvgRt,
     @Nullable Double maxLoad,
-    @Nullable Double maxCpuUsage)
+    @Nullable Double maxCpuUsage,
+    boolean shadow)
     implements Rule {
 
   /** A rule with every limit off. */
   public static final SystemRule NONE = new SystemRule(null, null, null, null, null);
+
+  /** A rule that is not in shadow mode. */
+  public SystemRule(@Nullable Double maxQps, @Nullable Integer maxThreads, @Nullable Duration maxAvgRt,
+      @Nullable Double maxLoad, @Nullable Double maxCpuUsage) {
+    this(maxQps, maxThreads, maxAvgRt, maxLoad, maxCpuUsage, false);
+  }
+
+  @Override
+  public SystemRule withShadow(boolean shadow) {
+    return shadow == this.shadow ? this : new SystemRule(maxQps, maxThreads, maxAvgRt, maxLoad, maxCpuUsage, shadow);
+  }
 
   /** Returns {@link RuleKind#SYSTEM}. */
   @Override
@@ -40,7 +54,7 @@ public record SystemRule(
     return RuleKind.SYSTEM;
   }
 
-  /** Returns whether any limit is on. */
+  /** Returns whether any limit is on (in shadow mode or not). */
   public boolean isActive() {
     return maxQps != null || maxThreads != null || maxAvgRt != null || maxLoad != null || maxCpuUsage != null;
   }

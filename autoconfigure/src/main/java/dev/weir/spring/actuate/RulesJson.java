@@ -6,6 +6,7 @@ import dev.weir.rule.DegradeRule;
 import dev.weir.rule.FlowRule;
 import dev.weir.rule.ParamFlowItem;
 import dev.weir.rule.ParamFlowRule;
+import dev.weir.rule.RuleKind;
 import dev.weir.rule.SystemRule;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,6 +42,7 @@ final class RulesJson {
       putIfSet(json, "refResource", rule.refResource());
       json.put("limitApp", rule.limitApp());
       json.put("clusterMode", rule.clusterMode());
+      json.put("shadow", rule.shadow());
       out.add(json);
     }
     return out;
@@ -57,6 +59,7 @@ final class RulesJson {
       json.put("minRequestAmount", rule.minRequestAmount());
       json.put("statInterval", duration(rule.statInterval()));
       json.put("openDuration", duration(rule.openDuration()));
+      json.put("shadow", rule.shadow());
       out.add(json);
     }
     return out;
@@ -82,6 +85,7 @@ final class RulesJson {
         exceptions.add(exception);
       }
       json.put("exceptions", exceptions);
+      json.put("shadow", rule.shadow());
       out.add(json);
     }
     return out;
@@ -94,12 +98,13 @@ final class RulesJson {
       json.put("resource", rule.resource());
       json.put("strategy", name(rule.strategy()));
       json.put("limitApp", rule.limitApp());
+      json.put("shadow", rule.shadow());
       out.add(json);
     }
     return out;
   }
 
-  /** Returns the limits that are on; an empty map when the system rule is off. */
+  /** Returns the limits that are on, and {@code shadow}; an empty map when the system rule is off. */
   static Map<String, Object> system(SystemRule rule) {
     Map<String, Object> json = new LinkedHashMap<>();
     putIfSet(json, "maxQps", rule.maxQps() == null ? null : number(rule.maxQps()));
@@ -107,6 +112,9 @@ final class RulesJson {
     putIfSet(json, "maxAvgRt", rule.maxAvgRt() == null ? null : duration(rule.maxAvgRt()));
     putIfSet(json, "maxLoad", rule.maxLoad() == null ? null : number(rule.maxLoad()));
     putIfSet(json, "maxCpuUsage", rule.maxCpuUsage() == null ? null : number(rule.maxCpuUsage()));
+    if (rule.isActive()) {
+      json.put("shadow", rule.shadow());
+    }
     return json;
   }
 
@@ -146,6 +154,11 @@ final class RulesJson {
   /** Returns an enum constant as written in YAML: {@code WARM_UP_QUEUE} is {@code warm-up-queue}. */
   static String name(Enum<?> value) {
     return value.name().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+
+  /** Returns the key of a kind in the endpoint's bodies: {@code flow}, {@code paramFlow}, {@code system}, ... */
+  static String key(RuleKind kind) {
+    return kind == RuleKind.PARAM_FLOW ? "paramFlow" : kind.tag();
   }
 
   /** Returns a circuit state as the meters tag it: {@code closed}, {@code open}, {@code half_open}. */

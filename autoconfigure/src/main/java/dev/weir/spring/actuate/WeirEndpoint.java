@@ -4,8 +4,10 @@ import dev.weir.CircuitState;
 import dev.weir.ResourceStatistics;
 import dev.weir.Weir;
 import dev.weir.rule.InvalidRulesException;
+import dev.weir.rule.RuleKind;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.RuleViolation;
+import dev.weir.spring.properties.RuleChangeLog;
 import dev.weir.spring.properties.RuleLists;
 import dev.weir.spring.properties.WeirPropertiesValidator;
 import dev.weir.spring.rules.RuleSources;
@@ -13,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.security.Principal;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -22,6 +25,7 @@ import java.util.stream.Collectors;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
@@ -39,9 +43,11 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *       resources in name order; {@code system} holds the limits of the system rule that are on.
  *   <li>{@code GET /actuator/weir/{resource}}: one resource, {@code passQps}, {@code blockQps},
  *       {@code successQps}, {@code exceptionQps}, {@code avgRt} (ms), {@code activeCalls},
- *       {@code circuitState} ({@code closed}, {@code open}, {@code half_open}) and {@code rules}
- *       ({@code flow}, {@code degrade}, {@code paramFlow}, {@code authority}); not found when the
- *       engine neither tracks the resource nor has rules for it.
+ *       {@code circuitState} ({@code closed}, {@code open}, {@code half_open}),
+ *       {@code shadowBlocked} (per kind, what its rules in shadow mode would have refused, ever) and
+ *       {@code rules} ({@code flow}, {@code degrade}, {@code paramFlow}, {@code authority}, each rule
+ *       with its {@code shadow} flag); not found when the engine neither tracks the resource nor has
+ *       rules for it.
  *   <li>{@code POST /actuator/weir/{resource}} with {@code {"flow": [...], "degrade": [...],
  *       "paramFlow": [...], "authority": [...]}}: replaces the rules of the kinds given, and only
  *       those, of that resource, at once; an empty list removes that kind. Rules are written with
@@ -53,8 +59,15 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *       that is not one of those kinds (a misspelt {@code degarde}, or {@code resource}: the
  *       resource is the one in the path) and a query parameter are such problems, named by
  *       themselves. Rules of other resources, and the state of rules left equal (circuit breakers,
- *       warm-up), are kept. Each replacement, and each refused one, is logged at INFO.
+ *       warm-up), are kept; so is the state of a rule whose {@code shadow} alone changed. A rule
+ *       that does not set {@code shadow} takes {@code weir.shadow}. Each replacement is recorded by
+ *       the {@link RuleChangeLog} (logged with source {@code endpoint} and the principal, and
+ *       audited); each refused one is logged at INFO.
  * </ul>
+ *
+ * <p>The write operation is closed unless the operator opens it: the endpoint's default access is
+ * read-only, so {@code POST} is not mapped (Spring MVC answers 405) until
+ * {@code management.endpoint.weir.access=unrestricted}.
  *
  * <p>Rules are shown in the form they are posted in, so that what is read can be changed and
  * posted back. The write operation takes the whole body as one argument, {@code rules}: the JSON
@@ -64,34 +77,45 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * {@link WeirEndpointWebExtension} answers a refused replacement with {@code 400} and the problems.
  * Other technologies get an {@link InvalidEndpointRequestException}.
  */
-@Endpoint(id = "weir")
+@Endpoint(id = "weir", defaultAccess = Access.READ_ONLY)
 public final class WeirEndpoint {
+
+  /** The source name of the changes made here, in the {@link RuleChangeLog}. */
+  public static final String SOURCE = "endpoint";
 
   private static final Log logger = LogFactory.getLog(WeirEndpoint.class);
 
   private final Weir weir;
   private final @Nullable RuleSources sources;
+  private final boolean shadowByDefault;
+  private final RuleChangeLog changes;
   private final Object replacing = new Object();
 
   /**
-   * Creates the endpoint.
+   * Creates an endpoint whose posted rules are in force unless they say {@code shadow: true}, and
+   * whose changes are logged but not audited.
    *
    * @param weir the engine shown and changed
    */
   public WeirEndpoint(Weir weir) {
-    this(weir, null);
+    this(weir, null, false, new RuleChangeLog(null));
   }
 
   /**
-   * Creates the endpoint, whose writes go through the engine's rule sources: they are then the
-   * last source, and with {@code weir.rules.write-back} are saved to the rule file.
+   * Creates the endpoint, whose writes go through the engine's rule sources when given: they are
+   * then the last source, and with {@code weir.rules.write-back} are saved to the rule file.
    *
    * @param weir the engine shown and changed
    * @param sources the rule sources of {@code weir}; null to change the engine directly
+   * @param shadowByDefault whether a posted rule that does not set {@code shadow} is in shadow mode
+   *     ({@code weir.shadow})
+   * @param changes where accepted changes are recorded
    */
-  public WeirEndpoint(Weir weir, @Nullable RuleSources sources) {
+  public WeirEndpoint(Weir weir, @Nullable RuleSources sources, boolean shadowByDefault, RuleChangeLog changes) {
     this.weir = weir;
     this.sources = sources != null && sources.isAttached() ? sources : null;
+    this.shadowByDefault = shadowByDefault;
+    this.changes = changes;
   }
 
   /** Returns every resource of the engine, and the system rule. */
@@ -151,7 +175,7 @@ public final class WeirEndpoint {
       return refuse(securityContext, resource, violations);
     }
     RuleLists given = posted.lists();
-    RuleSet givenRules = given.toRuleSet();
+    RuleSet givenRules = given.toRuleSet(shadowByDefault);
     synchronized (replacing) {
       violations.addAll(WeirPropertiesValidator.validateRules(given,
           posted.applyTo(givenRules, weir.rules().rules(resource)), weir.rules()));
@@ -185,12 +209,17 @@ public final class WeirEndpoint {
         RulesJson.degrade(rules.degrade()), RulesJson.paramFlow(rules.paramFlow()),
         RulesJson.authority(rules.authority()));
     ResourceStatistics statistics = weir.statistics(resource);
+    Map<String, Long> shadowBlocked = new LinkedHashMap<>();
+    for (RuleKind kind : RuleKind.values()) {
+      shadowBlocked.put(RulesJson.key(kind), statistics == null ? 0 : statistics.totalShadowBlocked(kind));
+    }
     if (statistics == null) {
-      return new ResourceDescriptor(0, 0, 0, 0, 0, 0, RulesJson.circuitState(CircuitState.CLOSED), rulesDescriptor);
+      return new ResourceDescriptor(0, 0, 0, 0, 0, 0, RulesJson.circuitState(CircuitState.CLOSED), shadowBlocked,
+          rulesDescriptor);
     }
     return new ResourceDescriptor(statistics.passQps(), statistics.blockQps(), statistics.successQps(),
         statistics.exceptionQps(), statistics.avgRtMillis(), statistics.activeCalls(),
-        RulesJson.circuitState(statistics.circuitState()), rulesDescriptor);
+        RulesJson.circuitState(statistics.circuitState()), shadowBlocked, rulesDescriptor);
   }
 
   private static Replacement refuse(SecurityContext securityContext, String resource,
@@ -203,28 +232,31 @@ public final class WeirEndpoint {
     return new Replacement(null, refused);
   }
 
-  private static void logReplaced(SecurityContext securityContext, String resource, RuleSet before,
-      RuleSet after, PostedRules posted) {
-    if (!logger.isInfoEnabled()) {
-      return;
-    }
-    List<String> changes = new ArrayList<>();
+  private void logReplaced(SecurityContext securityContext, String resource, RuleSet before, RuleSet after,
+      PostedRules posted) {
+    List<RuleKind> kinds = new ArrayList<>();
+    List<String> changed = new ArrayList<>();
     if (posted.gives("flow")) {
-      changes.add(change("flow", RulesJson.flow(before.flow()), RulesJson.flow(after.flow())));
+      kinds.add(RuleKind.FLOW);
+      changed.add(change("flow", RulesJson.flow(before.flow()), RulesJson.flow(after.flow())));
     }
     if (posted.gives("degrade")) {
-      changes.add(change("degrade", RulesJson.degrade(before.degrade()), RulesJson.degrade(after.degrade())));
+      kinds.add(RuleKind.DEGRADE);
+      changed.add(change("degrade", RulesJson.degrade(before.degrade()), RulesJson.degrade(after.degrade())));
     }
     if (posted.gives("param-flow")) {
-      changes.add(change("param-flow", RulesJson.paramFlow(before.paramFlow()),
+      kinds.add(RuleKind.PARAM_FLOW);
+      changed.add(change("param-flow", RulesJson.paramFlow(before.paramFlow()),
           RulesJson.paramFlow(after.paramFlow())));
     }
     if (posted.gives("authority")) {
-      changes.add(change("authority", RulesJson.authority(before.authority()),
+      kinds.add(RuleKind.AUTHORITY);
+      changed.add(change("authority", RulesJson.authority(before.authority()),
           RulesJson.authority(after.authority())));
     }
-    logger.info("Rules of '" + resource + "' replaced through the weir endpoint" + by(securityContext) + ": "
-        + String.join("; ", changes));
+    Principal principal = securityContext.getPrincipal();
+    changes.changed(SOURCE, principal != null ? principal.getName() : null, resource, kinds,
+        String.join("; ", changed));
   }
 
   private static String change(String kind, List<Map<String, Object>> before, List<Map<String, Object>> after) {
@@ -262,10 +294,13 @@ public final class WeirEndpoint {
    * @param avgRt mean response time of the calls completed in the last second, in milliseconds
    * @param activeCalls admitted calls inside now
    * @param circuitState {@code closed}, {@code open} (any breaker open) or {@code half_open}
+   * @param shadowBlocked permits that rules in shadow mode would have refused, ever, by kind
+   *     ({@code flow}, {@code degrade}, {@code paramFlow}, {@code authority}, {@code system})
    * @param rules the rules in force
    */
   public record ResourceDescriptor(long passQps, long blockQps, long successQps, long exceptionQps, double avgRt,
-      long activeCalls, String circuitState, RulesDescriptor rules) implements OperationResponseBody {
+      long activeCalls, String circuitState, Map<String, Long> shadowBlocked, RulesDescriptor rules)
+      implements OperationResponseBody {
   }
 
   /**

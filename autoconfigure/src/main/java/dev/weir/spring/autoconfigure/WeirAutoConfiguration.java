@@ -7,6 +7,7 @@ import dev.weir.cluster.ClusterClient;
 import dev.weir.rule.InvalidRulesException;
 import dev.weir.rule.RuleViolation;
 import dev.weir.spring.aop.RateLimitedAdvisor;
+import dev.weir.spring.properties.RuleChangeLog;
 import dev.weir.spring.properties.WeirProperties;
 import dev.weir.spring.properties.WeirPropertiesValidator;
 import dev.weir.spring.rules.RuleSources;
@@ -18,6 +19,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
@@ -35,6 +37,9 @@ import org.springframework.util.function.SingletonSupplier;
  * loaded by {@link RuleSources}, which also reads the rule file and Sentinel files of
  * {@code weir.rules.*} (an invalid or missing one stops the start the same way, each problem named
  * with its file and line) and watches them while the context runs.
+ *
+ * <p>The {@link RuleChangeLog} bean records the rule changes of every runtime source (logged, and
+ * audited when the actuator is present).
  */
 @AutoConfiguration
 @ConditionalOnBooleanProperty(name = "weir.enabled", matchIfMissing = true)
@@ -46,8 +51,8 @@ public final class WeirAutoConfiguration {
   // bean gets neither weir.* rules nor rule files.
   @Bean
   @ConditionalOnMissingBean({Weir.class, RuleSources.class})
-  RuleSources weirRuleSources(WeirProperties properties) {
-    return new RuleSources(properties);
+  RuleSources weirRuleSources(WeirProperties properties, RuleChangeLog changeLog) {
+    return new RuleSources(properties, changeLog);
   }
 
   @Bean(destroyMethod = "close")
@@ -70,6 +75,12 @@ public final class WeirAutoConfiguration {
       throw new InvalidWeirConfigurationException(violations);
     }
     return weir;
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  RuleChangeLog weirRuleChangeLog(ApplicationEventPublisher publisher) {
+    return new RuleChangeLog(publisher);
   }
 
   @Bean

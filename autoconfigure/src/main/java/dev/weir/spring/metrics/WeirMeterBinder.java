@@ -35,6 +35,9 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@value #BLOCKS}</td><td>function counter</td><td>{@code rule} = {@code flow},
  *       {@code degrade}, {@code param-flow}, {@code authority}, {@code system}</td>
  *       <td>{@link ResourceStatistics#totalBlocked(RuleKind)}</td></tr>
+ *   <tr><td>{@value #SHADOW_BLOCKS}</td><td>function counter</td><td>{@code rule}, as above</td>
+ *       <td>{@link ResourceStatistics#totalShadowBlocked(RuleKind)}: what rules in shadow mode would
+ *       have refused (the calls went on)</td></tr>
  *   <tr><td>{@value #ACTIVE}</td><td>gauge</td><td></td>
  *       <td>{@link ResourceStatistics#activeCalls()}</td></tr>
  *   <tr><td>{@value #DURATION}</td><td>function timer</td><td></td><td>completed calls and
@@ -76,6 +79,9 @@ public final class WeirMeterBinder implements MeterBinder {
 
   /** Name of the counter of refused calls by rule kind. */
   public static final String BLOCKS = "weir.blocks";
+
+  /** Name of the counter of calls that rules in shadow mode would have refused, by rule kind. */
+  public static final String SHADOW_BLOCKS = "weir.blocks.shadow";
 
   /** Name of the gauge of calls inside a resource now. */
   public static final String ACTIVE = "weir.calls.active";
@@ -160,6 +166,10 @@ public final class WeirMeterBinder implements MeterBinder {
     for (RuleKind kind : RuleKind.values()) {
       FunctionCounter.builder(BLOCKS, statistics, stats -> stats.totalBlocked(kind))
           .description("Calls of a Weir resource refused, by the kind of rule that refused them")
+          .tags(resourceTags).tag("rule", kind.tag()).register(registry);
+      FunctionCounter.builder(SHADOW_BLOCKS, statistics, stats -> stats.totalShadowBlocked(kind))
+          .description("Calls of a Weir resource that rules in shadow mode would have refused (they went on),"
+              + " by the kind of rule")
           .tags(resourceTags).tag("rule", kind.tag()).register(registry);
     }
     Gauge.builder(ACTIVE, statistics, ResourceStatistics::activeCalls)

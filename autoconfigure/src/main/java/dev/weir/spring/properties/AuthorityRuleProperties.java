@@ -13,6 +13,12 @@ import org.jspecify.annotations.Nullable;
  */
 public final class AuthorityRuleProperties {
 
+  /**
+   * Whether the rule is in shadow mode: evaluated with its full state, it refuses nothing and
+   * counts what it would have refused (meter weir.blocks.shadow). Unset: weir.shadow.
+   */
+  private @Nullable Boolean shadow;
+
   /** The guarded resource. */
   private @Nullable String resource;
 
@@ -44,6 +50,19 @@ public final class AuthorityRuleProperties {
 
   public void setLimitApp(List<String> limitApp) {
     this.limitApp = limitApp;
+  }
+
+  public @Nullable Boolean getShadow() {
+    return shadow;
+  }
+
+  public void setShadow(@Nullable Boolean shadow) {
+    this.shadow = shadow;
+  }
+
+  /** Returns whether the rule is in shadow mode: its own {@code shadow}, else {@code shadowByDefault}. */
+  boolean shadow(boolean shadowByDefault) {
+    return shadow != null ? shadow : shadowByDefault;
   }
 
   /** Returns the rule; a missing strategy reads as white. */

@@ -13,6 +13,12 @@ import org.jspecify.annotations.Nullable;
  */
 public final class DegradeRuleProperties {
 
+  /**
+   * Whether the rule is in shadow mode: evaluated with its full state, it refuses nothing and
+   * counts what it would have refused (meter weir.blocks.shadow). Unset: weir.shadow.
+   */
+  private @Nullable Boolean shadow;
+
   /** The guarded resource. */
   private @Nullable String resource;
 
@@ -88,6 +94,19 @@ public final class DegradeRuleProperties {
 
   public void setOpenDuration(Duration openDuration) {
     this.openDuration = openDuration;
+  }
+
+  public @Nullable Boolean getShadow() {
+    return shadow;
+  }
+
+  public void setShadow(@Nullable Boolean shadow) {
+    this.shadow = shadow;
+  }
+
+  /** Returns whether the rule is in shadow mode: its own {@code shadow}, else {@code shadowByDefault}. */
+  boolean shadow(boolean shadowByDefault) {
+    return shadow != null ? shadow : shadowByDefault;
   }
 
   /** Returns the rule; missing required values are reported by {@link WeirPropertiesValidator}. */

@@ -14,6 +14,12 @@ import org.jspecify.annotations.Nullable;
  */
 public final class FlowRuleProperties {
 
+  /**
+   * Whether the rule is in shadow mode: evaluated with its full state, it refuses nothing and
+   * counts what it would have refused (meter weir.blocks.shadow). Unset: weir.shadow.
+   */
+  private @Nullable Boolean shadow;
+
   /** The guarded resource (required). */
   private @Nullable String resource;
 
@@ -155,6 +161,19 @@ public final class FlowRuleProperties {
 
   public void setClusterMode(boolean clusterMode) {
     this.clusterMode = clusterMode;
+  }
+
+  public @Nullable Boolean getShadow() {
+    return shadow;
+  }
+
+  public void setShadow(@Nullable Boolean shadow) {
+    this.shadow = shadow;
+  }
+
+  /** Returns whether the rule is in shadow mode: its own {@code shadow}, else {@code shadowByDefault}. */
+  boolean shadow(boolean shadowByDefault) {
+    return shadow != null ? shadow : shadowByDefault;
   }
 
   /** Returns the rule; a missing count reads as 0, and is reported by the caller. */

@@ -38,10 +38,19 @@ public record RuleLists(List<FlowRuleProperties> flow, List<DegradeRulePropertie
    * {@link WeirPropertiesValidator} reports it.
    */
   public RuleSet toRuleSet() {
+    return toRuleSet(false);
+  }
+
+  /**
+   * Returns the engine rules as {@link #toRuleSet()} does, a rule that does not set {@code shadow}
+   * in shadow mode when {@code shadowByDefault} ({@code weir.shadow}); a rule's own
+   * {@code shadow: false} keeps it in force.
+   */
+  public RuleSet toRuleSet(boolean shadowByDefault) {
     return new RuleSet(
-        flow.stream().map(FlowRuleProperties::toRule).toList(),
-        degrade.stream().map(DegradeRuleProperties::toRule).toList(),
-        paramFlow.stream().map(ParamFlowRuleProperties::toRule).toList(),
-        authority.stream().map(AuthorityRuleProperties::toRule).toList());
+        flow.stream().map(rule -> rule.toRule().withShadow(rule.shadow(shadowByDefault))).toList(),
+        degrade.stream().map(rule -> rule.toRule().withShadow(rule.shadow(shadowByDefault))).toList(),
+        paramFlow.stream().map(rule -> rule.toRule().withShadow(rule.shadow(shadowByDefault))).toList(),
+        authority.stream().map(rule -> rule.toRule().withShadow(rule.shadow(shadowByDefault))).toList());
   }
 }

@@ -70,6 +70,7 @@ public final class RuleMaps {
       map.put("strategy", name(authority.strategy()));
       map.put("limit-app", new ArrayList<>(authority.limitApp()));
     }
+    map.put("shadow", rule.shadow()); // explicit, so that a rule written back stays as it was in force
     return map;
   }
 
@@ -81,6 +82,9 @@ public final class RuleMaps {
     putIfSet(map, "max-avg-rt", rule.maxAvgRt() == null ? null : duration(rule.maxAvgRt()));
     putIfSet(map, "max-load", rule.maxLoad() == null ? null : number(rule.maxLoad()));
     putIfSet(map, "max-cpu-usage", rule.maxCpuUsage() == null ? null : number(rule.maxCpuUsage()));
+    if (!map.isEmpty() && rule.shadow()) {
+      map.put("shadow", true);
+    }
     return map;
   }
 

@@ -25,6 +25,12 @@ public final class SystemRuleProperties {
   /** Highest CPU usage, in (0, 1]. */
   private @Nullable Double maxCpuUsage;
 
+  /**
+   * Whether the system rule is in shadow mode: it refuses no inbound call and counts what it would
+   * have refused (meter weir.blocks.shadow, rule=system). Unset: weir.shadow.
+   */
+  private @Nullable Boolean shadow;
+
   public @Nullable Double getMaxQps() {
     return maxQps;
   }
@@ -65,8 +71,26 @@ public final class SystemRuleProperties {
     this.maxCpuUsage = maxCpuUsage;
   }
 
-  /** Returns the rule; {@link SystemRule#isActive()} is false when nothing is set. */
+  public @Nullable Boolean getShadow() {
+    return shadow;
+  }
+
+  public void setShadow(@Nullable Boolean shadow) {
+    this.shadow = shadow;
+  }
+
+  /** Returns the rule, not in shadow mode unless {@code shadow} says so; inactive when no limit is set. */
   public SystemRule toRule() {
-    return new SystemRule(maxQps, maxThreads, maxAvgRt, maxLoad, maxCpuUsage);
+    return toRule(false);
+  }
+
+  /**
+   * Returns the rule, in shadow mode when {@code shadow} says so or, unset, when
+   * {@code shadowByDefault} ({@code weir.shadow}); {@link SystemRule#isActive()} is false when no
+   * limit is set.
+   */
+  public SystemRule toRule(boolean shadowByDefault) {
+    return new SystemRule(maxQps, maxThreads, maxAvgRt, maxLoad, maxCpuUsage,
+        shadow != null ? shadow : shadowByDefault);
   }
 }

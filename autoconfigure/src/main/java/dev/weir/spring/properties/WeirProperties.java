@@ -39,6 +39,13 @@ public class WeirProperties {
 
   private final Statistics statistics = new Statistics();
 
+  /**
+   * Whether every rule is in shadow mode unless it sets shadow itself: rules are evaluated with
+   * their full state but refuse nothing, and what they would have refused is counted (meter
+   * weir.blocks.shadow) and logged at most once a second per rule.
+   */
+  private boolean shadow;
+
   /** Flow rules: rate (qps) and concurrency (threads) limits. */
   private List<FlowRuleProperties> flow = new ArrayList<>();
 
@@ -77,6 +84,14 @@ public class WeirProperties {
 
   public void setMaxResources(int maxResources) {
     this.maxResources = maxResources;
+  }
+
+  public boolean isShadow() {
+    return shadow;
+  }
+
+  public void setShadow(boolean shadow) {
+    this.shadow = shadow;
   }
 
   public Statistics getStatistics() {

@@ -69,10 +69,17 @@ final class RuleFile implements RuleSource {
   private final Path path;
   private final String name;
   private final boolean json;
+  /** {@code weir.shadow}: whether a rule of the file that does not set {@code shadow} is in shadow mode. */
+  private final boolean shadowByDefault;
   /** Runs after the merged file is written aside and before it replaces the file; tests use it. */
   volatile Runnable beforeMove = () -> { };
 
   RuleFile(Path path) {
+    this(path, false);
+  }
+
+  RuleFile(Path path, boolean shadowByDefault) {
+    this.shadowByDefault = shadowByDefault;
     this.path = path.toAbsolutePath();
     this.name = "file:" + this.path;
     this.json = this.path.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".json");
@@ -126,14 +133,14 @@ final class RuleFile implements RuleSource {
     }
     RuleLists lists = new RuleLists(content1.getFlow(), content1.getDegrade(), content1.getParamFlow(),
         content1.getAuthority());
-    RuleSet rules = lists.toRuleSet();
+    RuleSet rules = lists.toRuleSet(shadowByDefault);
     List<RuleViolation> violations = new ArrayList<>(WeirPropertiesValidator.validateRules(lists, rules, engine));
     SystemRuleValidator.validate(content1.getSystem().toRule()).forEach(v -> violations.add(v.under("system.")));
     Set<Given> cleared = cleared(content1.getCleared(), rules, violations);
     if (!violations.isEmpty()) {
       return Read.invalid(violations.stream().map(v -> named(source, v)).toList());
     }
-    return Read.of(new RuleLayer(rules, cleared, content1.getSystem().toRule()));
+    return Read.of(new RuleLayer(rules, cleared, content1.getSystem().toRule(shadowByDefault)));
   }
 
   private static Set<Given> cleared(Map<String, List<String>> cleared, RuleSet rules, List<RuleViolation> out) {

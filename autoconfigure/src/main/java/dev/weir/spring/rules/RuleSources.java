@@ -7,6 +7,7 @@ import dev.weir.rule.RuleKind;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.RuleViolation;
 import dev.weir.rule.SystemRule;
+import dev.weir.spring.properties.RuleChangeLog;
 import dev.weir.spring.properties.RuleLists;
 import dev.weir.spring.properties.RuleMaps;
 import dev.weir.spring.properties.WeirProperties;
@@ -68,6 +69,7 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
   private static final Log logger = LogFactory.getLog(RuleSources.class);
 
   private final WeirProperties properties;
+  private final RuleChangeLog changeLog;
   private volatile @Nullable Weir weir;
   private final List<Watched> watched;
   private final @Nullable RuleFile ruleFile;
@@ -93,9 +95,22 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
    * @param properties the configuration, already validated
    */
   public RuleSources(WeirProperties properties) {
+    this(properties, new RuleChangeLog(null));
+  }
+
+  /**
+   * Creates the sources configured by {@code weir.rules.*}, recording accepted changes in
+   * {@code changeLog}; nothing is read before {@link #attach}.
+   *
+   * @param properties the configuration, already validated
+   * @param changeLog where every accepted change of a file or of {@code application.yml} is logged
+   *     (and audited)
+   */
+  public RuleSources(WeirProperties properties, RuleChangeLog changeLog) {
+    this.changeLog = changeLog;
     WeirProperties.Rules config = properties.getRules();
-    List<RuleSource> sources = new ArrayList<>(SentinelFile.configured(config.getSentinel()));
-    this.ruleFile = config.getFile() == null ? null : new RuleFile(config.getFile());
+    List<RuleSource> sources = new ArrayList<>(SentinelFile.configured(config.getSentinel(), properties.isShadow()));
+    this.ruleFile = config.getFile() == null ? null : new RuleFile(config.getFile(), properties.isShadow());
     if (ruleFile != null) {
       sources.add(ruleFile);
     }
@@ -127,7 +142,8 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
       }
       this.weir = weir;
       RuleLists lists = RuleLists.of(properties);
-      apply(APPLICATION, new RuleLayer(lists.toRuleSet(), Set.of(), properties.getSystem().toRule()), false);
+      apply(APPLICATION, new RuleLayer(lists.toRuleSet(properties.isShadow()), Set.of(),
+          properties.getSystem().toRule(properties.isShadow())), false);
       for (Watched source : watched) {
         violations.addAll(loadAtStart(source));
       }
@@ -348,21 +364,28 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
     if (!violations.isEmpty()) {
       throw new InvalidRulesException(violations);
     }
-    List<String> changes = new ArrayList<>();
-    desired.forEach((resource, rules) -> {
+    boolean changed = false;
+    for (Map.Entry<String, RuleSet> entry : desired.entrySet()) {
+      String resource = entry.getKey();
       RuleSet before = engine().rules().rules(resource);
-      engine().rules().replace(resource, rules);
-      describe(resource, before, rules, changes);
-    });
+      engine().rules().replace(resource, entry.getValue());
+      if (!fromEndpoint) {
+        changed |= logAccepted(name, resource, before, entry.getValue());
+      }
+    }
     if (system != null) {
-      changes.add("system " + RuleMaps.of(engine().rules().systemRule()) + " -> " + RuleMaps.of(system));
+      if (!fromEndpoint) {
+        changeLog.changed(name, null, "system", List.of(RuleKind.SYSTEM),
+            "system " + RuleMaps.of(engine().rules().systemRule()) + " -> " + RuleMaps.of(system));
+        changed = true;
+      }
       engine().rules().replaceSystemRule(system);
     }
     layers.put(name, layer);
     owned.addAll(layer.given());
     systemOwned |= systemGiven;
-    if (!fromEndpoint) {
-      logAccepted(name, changes);
+    if (!fromEndpoint && !changed && logger.isInfoEnabled()) {
+      logger.info("Rules from " + name + " accepted: no change in force");
     }
   }
 
@@ -375,26 +398,27 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
     return List.of();
   }
 
-  private static void describe(String resource, RuleSet before, RuleSet after, List<String> changes) {
+  /**
+   * Records the accepted change of {@code resource} by a source in the {@link RuleChangeLog} (log
+   * line and audit event), the kinds that changed with their rules before and after; returns
+   * whether any kind changed. Changes made through the endpoint are recorded by the endpoint
+   * itself, with the principal.
+   */
+  private boolean logAccepted(String source, String resource, RuleSet before, RuleSet after) {
+    List<RuleKind> kinds = new ArrayList<>();
+    List<String> details = new ArrayList<>();
     for (RuleKind kind : RuleLayer.RESOURCE_KINDS) {
       List<? extends ResourceRule> was = RuleLayer.of(before, kind);
       List<? extends ResourceRule> is = RuleLayer.of(after, kind);
       if (!was.equals(is)) {
-        changes.add("'" + resource + "' " + kind.tag() + " " + RuleMaps.of(was) + " -> " + RuleMaps.of(is));
+        kinds.add(kind);
+        details.add(kind.tag() + " " + RuleMaps.of(was) + " -> " + RuleMaps.of(is));
       }
     }
-  }
-
-  /**
-   * Logs an accepted change of a source; the one place that does, so that it can hand over to an
-   * audit of rule changes. Changes made through the endpoint are logged by the endpoint itself,
-   * with the principal.
-   */
-  private static void logAccepted(String source, List<String> changes) {
-    if (logger.isInfoEnabled()) {
-      logger.info("Rules from " + source + " accepted: " + (changes.isEmpty() ? "no change in force"
-          : String.join("; ", changes)));
+    if (!kinds.isEmpty()) {
+      changeLog.changed(source, null, resource, kinds, String.join("; ", details));
     }
+    return !kinds.isEmpty();
   }
 
   private Watched watched(RuleSource source) {

@@ -101,27 +101,34 @@ final class SentinelFile implements RuleSource {
   private final Kind kind;
   private final Path path;
   private final String name;
+  /** {@code weir.shadow}: Sentinel's rules have no shadow field, so they take this. */
+  private final boolean shadowByDefault;
 
   SentinelFile(Kind kind, Path path) {
+    this(kind, path, false);
+  }
+
+  SentinelFile(Kind kind, Path path, boolean shadowByDefault) {
+    this.shadowByDefault = shadowByDefault;
     this.kind = kind;
     this.path = path.toAbsolutePath();
     this.name = "sentinel:" + kind.property;
   }
 
   /** Returns a source for each Sentinel file configured. */
-  static List<RuleSource> configured(WeirProperties.Sentinel sentinel) {
+  static List<RuleSource> configured(WeirProperties.Sentinel sentinel, boolean shadowByDefault) {
     List<RuleSource> out = new ArrayList<>();
-    add(out, Kind.FLOW, sentinel.getFlowFile());
-    add(out, Kind.DEGRADE, sentinel.getDegradeFile());
-    add(out, Kind.PARAM_FLOW, sentinel.getParamFlowFile());
-    add(out, Kind.AUTHORITY, sentinel.getAuthorityFile());
-    add(out, Kind.SYSTEM, sentinel.getSystemFile());
+    add(out, Kind.FLOW, sentinel.getFlowFile(), shadowByDefault);
+    add(out, Kind.DEGRADE, sentinel.getDegradeFile(), shadowByDefault);
+    add(out, Kind.PARAM_FLOW, sentinel.getParamFlowFile(), shadowByDefault);
+    add(out, Kind.AUTHORITY, sentinel.getAuthorityFile(), shadowByDefault);
+    add(out, Kind.SYSTEM, sentinel.getSystemFile(), shadowByDefault);
     return out;
   }
 
-  private static void add(List<RuleSource> out, Kind kind, @Nullable Path path) {
+  private static void add(List<RuleSource> out, Kind kind, @Nullable Path path, boolean shadowByDefault) {
     if (path != null) {
-      out.add(new SentinelFile(kind, path));
+      out.add(new SentinelFile(kind, path, shadowByDefault));
     }
   }
 
@@ -185,13 +192,14 @@ final class SentinelFile implements RuleSource {
   }
 
   private Read finish(RuleLists lists, List<Entry> entries, List<RuleViolation> violations, RuleRegistry engine) {
-    for (RuleViolation violation : WeirPropertiesValidator.validateRules(lists, lists.toRuleSet(), engine)) {
+    for (RuleViolation violation : WeirPropertiesValidator.validateRules(lists, lists.toRuleSet(shadowByDefault),
+        engine)) {
       violations.add(sentinelNamed(violation, entries));
     }
     if (!violations.isEmpty()) {
       return Read.invalid(violations);
     }
-    return Read.of(new RuleLayer(lists.toRuleSet(), Set.of(), null));
+    return Read.of(new RuleLayer(lists.toRuleSet(shadowByDefault), Set.of(), null));
   }
 
   /**
@@ -384,7 +392,7 @@ final class SentinelFile implements RuleSource {
       }
     }
     Map<String, String> names = FIELD_NAMES.get(Kind.SYSTEM);
-    for (RuleViolation violation : SystemRuleValidator.validate(rule.toRule())) {
+    for (RuleViolation violation : SystemRuleValidator.validate(rule.toRule(shadowByDefault))) {
       String field = names.getOrDefault(violation.field(), violation.field());
       Entry e = source.get(field);
       violations.add(new RuleViolation(at(e == null ? 0 : e.lineOf(field), (e == null ? "" : e.path + ".") + field),
@@ -393,7 +401,7 @@ final class SentinelFile implements RuleSource {
     if (!violations.isEmpty()) {
       return Read.invalid(violations);
     }
-    return Read.of(new RuleLayer(dev.weir.rule.RuleSet.empty(), Set.of(), rule.toRule()));
+    return Read.of(new RuleLayer(dev.weir.rule.RuleSet.empty(), Set.of(), rule.toRule(shadowByDefault)));
   }
 
   private static @Nullable Double lowest(Entry e, String field, @Nullable Double current,

@@ -203,7 +203,7 @@ class ObservabilityTests {
     HttpResponse<String> response = get("/actuator/weir");
     assertThat(response.statusCode()).isEqualTo(200);
     Map<String, Object> body = json(response);
-    assertThat(map(body.get("system"))).isEqualTo(Map.of("maxQps", 1000));
+    assertThat(map(body.get("system"))).isEqualTo(Map.of("maxQps", 1000, "shadow", false));
     Map<String, Object> resources = map(body.get("resources"));
     assertThat(resources).containsKeys("obs.other", "obs.limited", "obs.flaky", "obs.write");
     Map<String, Object> other = map(resources.get("obs.other"));
@@ -216,7 +216,8 @@ class ObservabilityTests {
         Map.entry("resource", "obs.other"), Map.entry("count", 7), Map.entry("grade", "qps"),
         Map.entry("interval", "1s"), Map.entry("exact", false), Map.entry("controlBehavior", "queue"),
         Map.entry("warmUpPeriod", "10s"), Map.entry("coldFactor", 3), Map.entry("maxQueueingTime", "250ms"),
-        Map.entry("strategy", "direct"), Map.entry("limitApp", "default"), Map.entry("clusterMode", false)));
+        Map.entry("strategy", "direct"), Map.entry("limitApp", "default"), Map.entry("clusterMode", false),
+        Map.entry("shadow", false)));
     assertThat(list(rules.get("degrade"))).isEmpty();
 
     HttpResponse<String> one = get("/actuator/weir/obs.other");
@@ -226,7 +227,7 @@ class ObservabilityTests {
     Map<String, Object> flaky = map(map(resources.get("obs.flaky")).get("rules"));
     assertThat(list(flaky.get("degrade"))).containsExactly(Map.of("resource", "obs.flaky",
         "strategy", "error-count", "threshold", 1, "slowCallThreshold", "1s", "minRequestAmount", 2,
-        "statInterval", "10s", "openDuration", "30s"));
+        "statInterval", "10s", "openDuration", "30s", "shadow", false));
   }
 
   @Test
@@ -255,7 +256,8 @@ class ObservabilityTests {
     assertThat(weir.rules().rules("obs.write").flow()).singleElement()
         .satisfies(rule -> assertThat(rule.count()).isEqualTo(1.0));
     assertThat(json(get("/actuator/weir/obs.other"))).as("other resources are untouched").isEqualTo(otherBefore);
-    assertThat(output).contains("Rules of 'obs.write' replaced through the weir endpoint: flow [{count=5,");
+    assertThat(output).contains("Rules of 'obs.write' replaced (source: endpoint, principal: anonymous, kinds: flow):"
+        + " flow [{count=5,");
     assertThat(output).contains("-> [{count=1, grade=qps, interval=1m,");
   }
 
@@ -423,7 +425,7 @@ class ObservabilityTests {
     assertThat(list(afterRules.get("paramFlow"))).singleElement().satisfies(rule -> assertThat(map(rule))
         .containsEntry("count", 5).containsEntry("exceptions", List.of(Map.of("value", "true", "count", 9))));
     assertThat(list(afterRules.get("authority"))).containsExactly(
-        Map.of("resource", "obs.kept", "strategy", "black", "limitApp", List.of("intruder")));
+        Map.of("resource", "obs.kept", "strategy", "black", "limitApp", List.of("intruder"), "shadow", false));
     assertThatThrownBy(() -> guarded.kept(false)).as("the breaker is still open")
         .isInstanceOf(DegradeException.class);
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weir.FlowException;
+import dev.weir.RuleRegistry;
 import dev.weir.Ticker;
 import dev.weir.Weir;
 import dev.weir.annotation.RateLimited;
@@ -48,6 +49,38 @@ class WeirAutoConfigurationTests {
           .hasSingleBean(WeirProperties.class);
       assertThat(context.getBean(Weir.class).ticker()).isSameAs(Ticker.system());
     });
+  }
+
+  @Test
+  void weirShadowPutsEveryRuleInShadowModeUnlessTheRuleSaysOtherwise() {
+    runner.withPropertyValues("weir.shadow=true", "weir.flow[0].resource=a", "weir.flow[0].count=1",
+        "weir.flow[1].resource=b", "weir.flow[1].count=1", "weir.flow[1].shadow=false",
+        "weir.degrade[0].resource=a", "weir.degrade[0].strategy=error-ratio", "weir.degrade[0].threshold=0.5",
+        "weir.param-flow[0].resource=a",
+        "weir.param-flow[0].count=1", "weir.authority[0].resource=a", "weir.authority[0].limit-app=x",
+        "weir.system.max-qps=5").run(context -> {
+          RuleRegistry rules = context.getBean(Weir.class).rules();
+          assertThat(rules.rules("a").flow()).singleElement().satisfies(rule -> assertThat(rule.shadow()).isTrue());
+          assertThat(rules.rules("a").degrade()).singleElement()
+              .satisfies(rule -> assertThat(rule.shadow()).isTrue());
+          assertThat(rules.rules("a").paramFlow()).singleElement()
+              .satisfies(rule -> assertThat(rule.shadow()).isTrue());
+          assertThat(rules.rules("a").authority()).singleElement()
+              .satisfies(rule -> assertThat(rule.shadow()).isTrue());
+          assertThat(rules.rules("b").flow()).singleElement().satisfies(rule -> assertThat(rule.shadow()).isFalse());
+          assertThat(rules.systemRule().shadow()).isTrue();
+        });
+  }
+
+  @Test
+  void withoutWeirShadowOnlyRulesThatSaySoAreInShadowMode() {
+    runner.withPropertyValues("weir.flow[0].resource=a", "weir.flow[0].count=1", "weir.flow[0].shadow=true",
+        "weir.flow[1].resource=b", "weir.flow[1].count=1", "weir.system.max-qps=5").run(context -> {
+          RuleRegistry rules = context.getBean(Weir.class).rules();
+          assertThat(rules.rules("a").flow()).singleElement().satisfies(rule -> assertThat(rule.shadow()).isTrue());
+          assertThat(rules.rules("b").flow()).singleElement().satisfies(rule -> assertThat(rule.shadow()).isFalse());
+          assertThat(rules.systemRule().shadow()).isFalse();
+        });
   }
 
   @Test

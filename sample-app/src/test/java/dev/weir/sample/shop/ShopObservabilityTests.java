@@ -45,6 +45,7 @@ class ShopObservabilityTests {
         "weir_calls_total{resource=\"searchProducts\",result=\"succeeded\"} 1.0",
         "weir_calls_total{resource=\"searchProducts\",result=\"blocked\"} 0.0",
         "weir_blocks_total{resource=\"searchProducts\",rule=\"flow\"} 0.0",
+        "weir_blocks_shadow_total{resource=\"searchProducts\",rule=\"flow\"} 0.0",
         "weir_calls_active{resource=\"searchProducts\"} 0.0",
         "weir_call_duration_seconds_count{resource=\"searchProducts\"} 1",
         "weir_circuit_state{resource=\"shippingQuote\",state=\"closed\"} 1.0");
@@ -57,5 +58,15 @@ class ShopObservabilityTests {
     assertThat(health.statusCode()).isEqualTo(200);
     assertThat(health.body()).isEqualTo("{\"details\":{\"circuits\":{},\"cluster\":\"disabled\","
         + "\"ruleSources\":{\"application.yml\":\"ok\",\"endpoint\":\"ok\"}},\"status\":\"UP\"}");
+  }
+
+  @Test
+  void theShopOpensTheEndpointsWriteSoARuleCanBeRolledOutInShadow() throws Exception {
+    HttpRequest post = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/actuator/weir/demo.shadow"))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString("{\"flow\": [{\"count\": 1, \"shadow\": true}]}")).build();
+    HttpResponse<String> written = CLIENT.send(post, HttpResponse.BodyHandlers.ofString());
+    assertThat(written.statusCode()).as(written.body()).isEqualTo(200);
+    assertThat(written.body()).contains("\"shadow\":true").contains("\"shadowBlocked\":{\"flow\":0,");
   }
 }

@@ -5,6 +5,8 @@ import dev.weir.spring.actuate.WeirEndpoint;
 import dev.weir.spring.actuate.WeirEndpointRequestBodyAdvice;
 import dev.weir.spring.actuate.WeirEndpointWebExtension;
 import dev.weir.spring.autoconfigure.WeirAutoConfiguration;
+import dev.weir.spring.properties.RuleChangeLog;
+import dev.weir.spring.properties.WeirProperties;
 import dev.weir.spring.rules.RuleSources;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -28,7 +30,9 @@ import tools.jackson.databind.json.JsonMapper;
  * {@link WeirEndpointWebExtension}, and on Spring MVC the {@link WeirEndpointRequestBodyAdvice} that
  * lets its write operation take a JSON object of lists). Like every actuator endpoint it exists only when it is
  * available: accessible ({@code management.endpoint.weir.access}) and exposed, for HTTP with
- * {@code management.endpoints.web.exposure.include=weir}.
+ * {@code management.endpoints.web.exposure.include=weir}. Its access is read-only by default: the
+ * write operation needs {@code management.endpoint.weir.access=unrestricted}. Accepted writes go to
+ * the application's {@link RuleChangeLog}.
  */
 @AutoConfiguration(after = WeirAutoConfiguration.class)
 @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class, JsonMapper.class})
@@ -39,8 +43,10 @@ public final class WeirEndpointAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   @ConditionalOnAvailableEndpoint
-  WeirEndpoint weirEndpoint(Weir weir, ObjectProvider<RuleSources> sources) {
-    return new WeirEndpoint(weir, sources.getIfAvailable());
+  WeirEndpoint weirEndpoint(Weir weir, WeirProperties properties, ObjectProvider<RuleSources> sources,
+      ObjectProvider<RuleChangeLog> changes) {
+    return new WeirEndpoint(weir, sources.getIfAvailable(), properties.isShadow(),
+        changes.getIfAvailable(() -> new RuleChangeLog(null)));
   }
 
   @Bean

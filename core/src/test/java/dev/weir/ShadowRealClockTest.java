@@ -1,0 +1,69 @@
+package dev.weir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.rule.FlowRule;
+import dev.weir.rule.RuleKind;
+import dev.weir.rule.RuleSet;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Real threads on {@code System.nanoTime()} for about 2 s: three workers call one engine with a
+ * rule in force and, right after each call, another engine with the same rule in shadow mode, at
+ * several times the rule's rate. The shadow engine refuses nothing and admits every call; what it
+ * counts as refused differs from what the real engine refused by at most the rule's {@code count}
+ * (the README's bound: both limiters admit {@code count} per interval under overload, and their
+ * windows and the two calls of an iteration are microseconds apart, so they can differ only in the
+ * admissions of one interval), and both counts are large.
+ */
+class ShadowRealClockTest {
+
+  private static final int COUNT = 400;
+  private static final long RUN_NANOS = 2_000_000_000L;
+  private static final int WORKERS = 3;
+
+  @Test
+  @Timeout(value = 20, unit = TimeUnit.SECONDS)
+  void shadowCountsWhatTheRealRuleRefusesWithinOneIntervalsCount() throws InterruptedException {
+    FlowRule rule = FlowRule.qps("r", COUNT);
+    Weir real = Weir.builder().rules(RuleSet.of(rule)).build();
+    Weir shadow = Weir.builder().rules(RuleSet.of(rule.withShadow(true))).build();
+    AtomicLong attempts = new AtomicLong();
+    long end = System.nanoTime() + RUN_NANOS;
+    List<Thread> workers = new ArrayList<>();
+    for (int w = 0; w < WORKERS; w++) {
+      Thread worker = new Thread(() -> {
+        while (System.nanoTime() < end) {
+          Calls.tryOnce(real, "r");
+          Calls.tryOnce(shadow, "r");
+          attempts.incrementAndGet();
+          LockSupport.parkNanos(100_000);
+        }
+      }, "shadow-worker-" + w);
+      workers.add(worker);
+      worker.start();
+    }
+    for (Thread worker : workers) {
+      worker.join();
+    }
+
+    ResourceStatistics realStatistics = real.statistics("r");
+    ResourceStatistics shadowStatistics = shadow.statistics("r");
+    long refused = realStatistics.totalBlocked(RuleKind.FLOW);
+    long wouldRefuse = shadowStatistics.totalShadowBlocked(RuleKind.FLOW);
+    assertThat(realStatistics.totalPassed() + refused).isEqualTo(attempts.get());
+    assertThat(shadowStatistics.totalPassed()).as("the shadow engine admits every call").isEqualTo(attempts.get());
+    assertThat(shadowStatistics.totalBlocked()).isZero();
+    assertThat(realStatistics.totalPassed()).as("at most count per second, plus the window the run ends in")
+        .isLessThanOrEqualTo(3L * COUNT);
+    assertThat(refused).as("the traffic was several times the rate").isGreaterThan(2L * COUNT);
+    assertThat(Math.abs(wouldRefuse - refused)).as("shadow %d, real %d", wouldRefuse, refused)
+        .isLessThanOrEqualTo(COUNT);
+  }
+}
