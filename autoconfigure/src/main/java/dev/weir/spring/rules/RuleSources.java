@@ -11,6 +11,7 @@ import dev.weir.spring.properties.RuleChangeLog;
 import dev.weir.spring.properties.RuleLists;
 import dev.weir.spring.properties.RuleMaps;
 import dev.weir.spring.properties.WeirProperties;
+import dev.weir.spring.properties.WeirPropertiesValidator;
 import dev.weir.spring.rules.RuleLayer.Given;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -233,6 +234,42 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
     }
   }
 
+  /** The source name under which a refreshed configuration's changes are recorded. */
+  public static final String REFRESH = "refresh";
+
+  /**
+   * Re-applies the {@code weir.*} rules of a refreshed configuration (Spring Cloud's
+   * {@code EnvironmentChangeEvent}) as the source {@value #APPLICATION}: validated first, with the
+   * messages of the start and {@code bindingViolations} (values that could not be bound); when
+   * invalid nothing changes, and the problems are logged, counted and shown by {@link #status()}
+   * under {@value #APPLICATION} until a valid configuration arrives. Only the rules are
+   * re-applied; other settings ({@code max-resources}, {@code weir.cluster.*}, ...) keep the values
+   * the engine was built with. Changes are recorded under {@value #REFRESH}.
+   *
+   * @return whether the rules were accepted
+   */
+  public boolean refreshApplication(WeirProperties fresh, List<RuleViolation> bindingViolations) {
+    synchronized (lock) {
+      List<RuleViolation> violations = new ArrayList<>(bindingViolations);
+      if (violations.isEmpty()) {
+        violations.addAll(WeirPropertiesValidator.validate(fresh, engine().rules(), engine().cluster() != null));
+      }
+      if (violations.isEmpty()) {
+        try {
+          RuleLists lists = RuleLists.of(fresh);
+          apply(APPLICATION, new RuleLayer(lists.toRuleSet(fresh.isShadow()), Set.of(),
+              fresh.getSystem().toRule(fresh.isShadow())), false, REFRESH);
+          problems.remove(APPLICATION);
+          return true;
+        } catch (InvalidRulesException ex) {
+          violations.addAll(ex.violations());
+        }
+      }
+      refuse(APPLICATION, violations);
+      return false;
+    }
+  }
+
   /** Whether endpoint writes are saved to the rule file. */
   public boolean writesBack() {
     return writeBack && ruleFile != null;
@@ -324,6 +361,11 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
    * engine keeps the state of rules left equal), one resource after the other. Caller holds lock.
    */
   private void apply(String name, RuleLayer layer, boolean fromEndpoint) {
+    apply(name, layer, fromEndpoint, name);
+  }
+
+  /** As {@link #apply(String, RuleLayer, boolean)}, recording the changes under {@code recordedAs}. */
+  private void apply(String name, RuleLayer layer, boolean fromEndpoint, String recordedAs) {
     RuleLayer old = layers.getOrDefault(name, RuleLayer.EMPTY);
     Map<String, RuleLayer> next = new HashMap<>(layers);
     next.put(name, layer);
@@ -370,12 +412,12 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
       RuleSet before = engine().rules().rules(resource);
       engine().rules().replace(resource, entry.getValue());
       if (!fromEndpoint) {
-        changed |= logAccepted(name, resource, before, entry.getValue());
+        changed |= logAccepted(recordedAs, resource, before, entry.getValue());
       }
     }
     if (system != null) {
       if (!fromEndpoint) {
-        changeLog.changed(name, null, "system", List.of(RuleKind.SYSTEM),
+        changeLog.changed(recordedAs, null, "system", List.of(RuleKind.SYSTEM),
             "system " + RuleMaps.of(engine().rules().systemRule()) + " -> " + RuleMaps.of(system));
         changed = true;
       }
@@ -385,7 +427,7 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
     owned.addAll(layer.given());
     systemOwned |= systemGiven;
     if (!fromEndpoint && !changed && logger.isInfoEnabled()) {
-      logger.info("Rules from " + name + " accepted: no change in force");
+      logger.info("Rules from " + recordedAs + " accepted: no change in force");
     }
   }
 
