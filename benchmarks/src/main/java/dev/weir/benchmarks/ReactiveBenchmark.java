@@ -4,6 +4,12 @@ import dev.weir.ResourceStatistics;
 import dev.weir.Weir;
 import dev.weir.annotation.RateLimited;
 import io.github.resilience4j.bulkhead.Bulkhead;
+import io.github.resilience4j.common.ratelimiter.configuration.CommonRateLimiterConfigurationProperties.InstanceProperties;
+import io.github.resilience4j.ratelimiter.RateLimiterRegistry;
+import io.github.resilience4j.spring6.fallback.configure.FallbackConfiguration;
+import io.github.resilience4j.spring6.ratelimiter.configure.RateLimiterConfiguration;
+import io.github.resilience4j.spring6.ratelimiter.configure.RateLimiterConfigurationProperties;
+import io.github.resilience4j.spring6.spelresolver.configure.SpelResolverConfiguration;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.ratelimiter.RateLimiter;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
@@ -36,6 +42,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Mono;
 
@@ -43,7 +50,8 @@ import reactor.core.publisher.Mono;
  * One guarded asynchronous call: a subscription to a {@code Mono.just(x)}, and a
  * {@code CompletableFuture} completed at once. Weir guards them as users do, through
  * {@code @RateLimited} methods of a Spring bean's proxy (its cost is included); Resilience4j through
- * its Reactor operators ({@code RateLimiterOperator}, {@code BulkheadOperator}, applied with
+ * its {@code @RateLimiter} annotation on a {@code Mono} method of a proxied bean (the same path), and
+ * through its Reactor operators ({@code RateLimiterOperator}, {@code BulkheadOperator}, applied with
  * {@code transformDeferred} as its documentation does) and its {@code decorateCompletionStage}
  * decorators, without a proxy. {@code plain_mono} is the unguarded floor. Weir's rate rule and
  * Resilience4j's limiter never refuse; Weir's threads rule and the bulkhead have room for every
@@ -73,6 +81,37 @@ public class ReactiveBenchmark {
     @RateLimited("reactive-qps")
     public CompletableFuture<String> futureQps(String name) {
       return CompletableFuture.completedFuture(name);
+    }
+  }
+
+  public static class Resilience4jReactiveService {
+    @io.github.resilience4j.ratelimiter.annotation.RateLimiter(name = "reactive-annotation")
+    public Mono<String> monoRateLimiter(String name) {
+      return Mono.just(name);
+    }
+  }
+
+  /**
+   * Resilience4j's annotation on a {@code Mono} method, as in {@link AnnotationBenchmark}: its spring6
+   * aspect, which hands a {@code Mono} to its Reactor extension ({@code resilience4j-reactor} is on
+   * the classpath) and so applies {@code RateLimiterOperator} per call.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @EnableAutoConfiguration
+  @Import({RateLimiterConfiguration.class, FallbackConfiguration.class, SpelResolverConfiguration.class})
+  public static class Resilience4jReactiveApp {
+    @Bean
+    RateLimiterConfigurationProperties rateLimiterConfigurationProperties() {
+      RateLimiterConfigurationProperties properties = new RateLimiterConfigurationProperties();
+      properties.getInstances().put("reactive-annotation", new InstanceProperties()
+          .setLimitForPeriod(NEVER_REFUSING).setLimitRefreshPeriod(Duration.ofSeconds(1))
+          .setTimeoutDuration(Duration.ZERO));
+      return properties;
+    }
+
+    @Bean
+    Resilience4jReactiveService service() {
+      return new Resilience4jReactiveService();
     }
   }
 
@@ -157,6 +196,32 @@ public class ReactiveBenchmark {
   }
 
   @State(Scope.Benchmark)
+  public static class Resilience4jAnnotationState {
+    ConfigurableApplicationContext context;
+    Resilience4jReactiveService service;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+      context = AnnotationBenchmark.start(Resilience4jReactiveApp.class, "weir.enabled=false");
+      service = context.getBean(Resilience4jReactiveService.class);
+      if (!org.springframework.aop.support.AopUtils.isAopProxy(service)) {
+        throw new IllegalStateException("Resilience4j's aspect did not proxy the service");
+      }
+      RateLimiter limiter = context.getBean(RateLimiterRegistry.class).rateLimiter("reactive-annotation");
+      long before = limiter.getMetrics().getAvailablePermissions();
+      service.monoRateLimiter("check").block(); // the permission is taken on subscription
+      if (limiter.getMetrics().getAvailablePermissions() >= before) {
+        throw new IllegalStateException("Resilience4j did not count the subscription");
+      }
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+      context.close();
+    }
+  }
+
+  @State(Scope.Benchmark)
   public static class Resilience4jState {
     RateLimiter rateLimiter;
     Bulkhead bulkhead;
@@ -196,6 +261,11 @@ public class ReactiveBenchmark {
   @Benchmark
   public void resilience4j_monoRateLimiter(Resilience4jState r4j, Input input) {
     Mono.just(input.name).transformDeferred(r4j.rateLimiterOperator).subscribe(input.sink);
+  }
+
+  @Benchmark
+  public void resilience4j_monoAnnotation(Resilience4jAnnotationState r4j, Input input) {
+    r4j.service.monoRateLimiter(input.name).subscribe(input.sink);
   }
 
   @Benchmark

@@ -27,7 +27,11 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterR
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.actuate.audit.AuditEvent;
+import org.springframework.boot.actuate.audit.listener.AuditApplicationEvent;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationListener;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.springframework.util.FileSystemUtils;
 
 /**
@@ -95,6 +99,31 @@ class RuleFileWatchTests {
           () -> flowCount(context, "a") == 5
               && weir.rules().rules("a").degrade().get(0).threshold() == 7);
       assertThat(status(context, file)).isEqualTo("ok");
+    });
+  }
+
+  /** Collects the audit events of rule changes. */
+  static final class AuditEvents implements ApplicationListener<AuditApplicationEvent> {
+    final List<AuditEvent> events = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void onApplicationEvent(AuditApplicationEvent event) {
+      events.add(event.getAuditEvent());
+    }
+  }
+
+  @Test
+  void everyAcceptedChangeOfTheFileIsAuditedWithItsSource() throws IOException {
+    Path file = dir.resolve("rules.yml");
+    Files.writeString(file, "flow:\n  - resource: a\n    count: 2\n");
+    runner(file).withBean(AuditEvents.class).run(context -> {
+      AuditEvents audit = context.getBean(AuditEvents.class);
+      write(file, "flow:\n  - resource: a\n    count: 4\n");
+      await("the edit applied", () -> flowCount(context, "a") == 4);
+      await("the edit audited", () -> audit.events.stream().anyMatch(event ->
+          ("file:" + file.toAbsolutePath()).equals(event.getData().get("source"))
+              && "a".equals(event.getData().get("resource"))));
+      assertThat(audit.events).allSatisfy(event -> assertThat(event.getType()).isEqualTo("WEIR_RULES_CHANGED"));
     });
   }
 
