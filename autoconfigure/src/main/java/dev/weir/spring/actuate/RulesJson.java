@@ -8,6 +8,7 @@ import dev.weir.rule.ParamFlowItem;
 import dev.weir.rule.ParamFlowRule;
 import dev.weir.rule.RuleKind;
 import dev.weir.rule.SystemRule;
+import dev.weir.spring.properties.RuleMaps;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -118,42 +119,19 @@ final class RulesJson {
     return json;
   }
 
-  /**
-   * Returns the duration in the largest of {@code d}, {@code h}, {@code m}, {@code s}, {@code ms},
-   * {@code us}, {@code ns} that holds it whole: {@code 500ms}, {@code 10s}, {@code 1h},
-   * {@code 1500us}. Spring Boot reads each of these back.
-   */
+  /** The duration as YAML writes it ({@code 500ms}, {@code 10s}, {@code 1h}): {@link RuleMaps#duration}. */
   static String duration(Duration duration) {
-    if (duration.isZero()) {
-      return "0ms";
-    }
-    long nanos;
-    try {
-      nanos = duration.toNanos();
-    } catch (ArithmeticException tooLong) {
-      return duration.toSeconds() % 86_400 == 0 ? duration.toDays() + "d" : duration.toSeconds() + "s";
-    }
-    long[] units = {86_400_000_000_000L, 3_600_000_000_000L, 60_000_000_000L, 1_000_000_000L, 1_000_000L, 1_000L};
-    String[] suffixes = {"d", "h", "m", "s", "ms", "us"};
-    for (int i = 0; i < units.length; i++) {
-      if (nanos % units[i] == 0) {
-        return nanos / units[i] + suffixes[i];
-      }
-    }
-    return nanos + "ns";
+    return RuleMaps.duration(duration);
   }
 
-  /** Returns a whole number as a {@code long} ({@code 5}, not {@code 5.0}), else the double. */
+  /** A whole number as a {@code long}, else the double: {@link RuleMaps#number}. */
   static Number number(double value) {
-    if (value == Math.rint(value) && !Double.isInfinite(value) && Math.abs(value) < 1e15) {
-      return (long) value;
-    }
-    return value;
+    return RuleMaps.number(value);
   }
 
-  /** Returns an enum constant as written in YAML: {@code WARM_UP_QUEUE} is {@code warm-up-queue}. */
+  /** An enum constant as written in YAML: {@link RuleMaps#name}. */
   static String name(Enum<?> value) {
-    return value.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    return RuleMaps.name(value);
   }
 
   /** Returns the key of a kind in the endpoint's bodies: {@code flow}, {@code paramFlow}, {@code system}, ... */

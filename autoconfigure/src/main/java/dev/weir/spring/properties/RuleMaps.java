@@ -118,14 +118,16 @@ public final class RuleMaps {
     return nanos + "ns";
   }
 
-  private static Number number(double value) {
+  /** Returns a whole number as a {@code long} ({@code 5}, not {@code 5.0}), else the double. */
+  public static Number number(double value) {
     if (value == Math.rint(value) && !Double.isInfinite(value) && Math.abs(value) < 1e15) {
       return (long) value;
     }
     return value;
   }
 
-  private static String name(@Nullable Enum<?> value) {
+  /** Returns an enum constant as written in YAML: {@code WARM_UP_QUEUE} is {@code warm-up-queue}; null is empty. */
+  public static String name(@Nullable Enum<?> value) {
     return value == null ? "" : value.name().toLowerCase(Locale.ROOT).replace('_', '-');
   }
 
