@@ -65,12 +65,16 @@ final class Frame implements Invocation {
   @Nullable Throwable error;
 
   /*
-   * The permits and probes a call holds, allocated on first use: a pooled frame keeps them for its
-   * later calls, and a frame that lives for one call only (an async entry, a virtual thread's)
-   * allocates none when its rules hold nothing.
+   * The permits a call holds, in the order taken: the first in fields of the frame (most calls meet
+   * one flow rule), the others in arrays allocated on first use; likewise the probes. A pooled frame
+   * keeps its arrays for later calls, and a frame that lives for one call only (an async entry, a
+   * virtual thread's) allocates none unless its rules hold more than one permit.
    */
-  FlowLimiter @Nullable [] held;
-  long @Nullable [] heldTokens;
+  private @Nullable FlowLimiter firstHeld;
+  private long firstHeldToken;
+  private FlowLimiter @Nullable [] moreHeld;
+  private long @Nullable [] moreHeldTokens;
+  /** How many permits are held: {@link #firstHeld}, then {@code heldCount - 1} in the arrays. */
   int heldCount;
 
   CircuitBreaker[] breakers = NO_BREAKERS;
@@ -109,15 +113,40 @@ final class Frame implements Invocation {
   }
 
   void hold(FlowLimiter limiter, long token) {
-    if (held == null || heldTokens == null) {
-      held = new FlowLimiter[2];
-      heldTokens = new long[2];
-    } else if (heldCount == held.length) {
-      held = java.util.Arrays.copyOf(held, heldCount * 2);
-      heldTokens = java.util.Arrays.copyOf(heldTokens, heldCount * 2);
+    if (heldCount == 0) {
+      firstHeld = limiter;
+      firstHeldToken = token;
+      heldCount = 1;
+      return;
     }
-    held[heldCount] = limiter;
-    heldTokens[heldCount++] = token;
+    int at = heldCount - 1;
+    if (moreHeld == null || moreHeldTokens == null) {
+      moreHeld = new FlowLimiter[2];
+      moreHeldTokens = new long[2];
+    } else if (at == moreHeld.length) {
+      moreHeld = java.util.Arrays.copyOf(moreHeld, at * 2);
+      moreHeldTokens = java.util.Arrays.copyOf(moreHeldTokens, at * 2);
+    }
+    moreHeld[at] = limiter;
+    moreHeldTokens[at] = token;
+    heldCount++;
+  }
+
+  /** The limiter of the i-th permit held, and forgets it there. */
+  private FlowLimiter takeHeld(int i) { // i < heldCount: hold stored it
+    FlowLimiter limiter;
+    if (i == 0) {
+      limiter = firstHeld;
+      firstHeld = null;
+    } else {
+      limiter = moreHeld[i - 1];
+      moreHeld[i - 1] = null;
+    }
+    return limiter;
+  }
+
+  private long heldToken(int i) {
+    return i == 0 ? firstHeldToken : moreHeldTokens[i - 1];
   }
 
   /**
@@ -126,26 +155,21 @@ final class Frame implements Invocation {
    */
   void refundHeldFrom(int mark) {
     for (int i = heldCount - 1; i >= mark; i--) {
-      held[i].refund(acquireCount, heldTokens[i]);
-      held[i] = null;
+      long token = heldToken(i);
+      takeHeld(i).refund(acquireCount, token);
     }
     heldCount = mark;
   }
 
   /** Gives back every permit held: the call was refused after some rules admitted it. */
   void refundHeld() {
-    for (int i = heldCount - 1; i >= 0; i--) {
-      held[i].refund(acquireCount, heldTokens[i]);
-      held[i] = null;
-    }
-    heldCount = 0;
+    refundHeldFrom(0);
   }
 
   /** Releases every permit held: the call completed. */
   void releaseHeld() {
     for (int i = 0; i < heldCount; i++) {
-      held[i].release(acquireCount);
-      held[i] = null;
+      takeHeld(i).release(acquireCount);
     }
     heldCount = 0;
   }
@@ -243,7 +267,7 @@ final class Frame implements Invocation {
     error = null;
     node = null;
     rules = ResourceRules.NONE;
-    heldCount = 0;
+    heldCount = 0; // every permit was released or refunded, which forgot its limiter
     breakers = NO_BREAKERS;
     for (int i = 0; i < probeCount; i++) {
       probes[i] = null;
