@@ -145,4 +145,84 @@ class StageMethodsTests {
     assertThat(returned).isNotCancelled();
     assertThat(weir.statistics("stage.threads").totalSucceeded()).isEqualTo(1);
   }
+
+  /**
+   * Real threads: calls from four threads whose stages complete on a pool after a random delay,
+   * fail now and then, or are cancelled by the caller. With two places, never more than two stages
+   * are incomplete at once (counted by the work itself, from its start until just before it
+   * completes its stage), every call is passed or blocked, every passed one succeeded or failed, and
+   * none is active after.
+   */
+  @Test
+  void conservationAndTheThreadsLimitUnderConcurrency() throws Exception {
+    java.util.concurrent.ScheduledExecutorService pool = java.util.concurrent.Executors.newScheduledThreadPool(3);
+    java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicInteger maxRunning = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicLong attempts = new java.util.concurrent.atomic.AtomicLong();
+    java.util.Queue<Throwable> unexpected = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    Thread[] threads = new Thread[4];
+    try {
+      for (int t = 0; t < threads.length; t++) {
+        threads[t] = new Thread(() -> {
+          for (int i = 0; i < 200; i++) {
+            java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+            boolean fail = random.nextInt(10) == 0;
+            boolean cancel = random.nextInt(10) == 0;
+            long delay = random.nextInt(1500);
+            attempts.incrementAndGet();
+            // ended until the work starts: a refused call never runs it
+            java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean(true);
+            Runnable end = () -> {
+              if (ended.compareAndSet(false, true)) {
+                running.decrementAndGet();
+              }
+            };
+            CompletableFuture<String> returned = service.held(() -> {
+              CompletableFuture<String> own = new CompletableFuture<>();
+              ended.set(false);
+              maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
+              pool.schedule(() -> {
+                end.run(); // before the stage completes and gives the place back
+                if (fail) {
+                  own.completeExceptionally(new IllegalStateException("fail"));
+                } else {
+                  own.complete("ok");
+                }
+              }, delay, java.util.concurrent.TimeUnit.MICROSECONDS);
+              return own;
+            });
+            if (cancel) {
+              end.run(); // before the cancel gives the place back
+              returned.cancel(false);
+              continue;
+            }
+            try {
+              returned.get(5, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+              if (!(e.getCause() instanceof FlowException) && !(e.getCause() instanceof IllegalStateException)) {
+                unexpected.add(e);
+              }
+            } catch (Exception e) {
+              unexpected.add(e);
+            }
+          }
+        });
+        threads[t].start();
+      }
+      for (Thread thread : threads) {
+        thread.join(TimeUnit.SECONDS.toMillis(25));
+      }
+    } finally {
+      pool.shutdown();
+      assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(unexpected).isEmpty();
+    ResourceStatistics stats = weir.statistics("stage.threads");
+    assertThat(maxRunning.get()).isBetween(1, 2);
+    assertThat(stats.totalPassed() + stats.totalBlocked()).isEqualTo(attempts.get());
+    assertThat(stats.totalSucceeded() + stats.totalFailed()).isEqualTo(stats.totalPassed());
+    assertThat(stats.totalFailed()).isPositive();
+    assertThat(stats.totalBlocked()).isPositive();
+    assertThat(stats.activeCalls()).isZero();
+  }
 }
