@@ -214,10 +214,13 @@ final class ReactorCalls {
     @Override
     public void cancel() {
       Subscription subscription = upstream;
-      if (subscription != null) {
-        subscription.cancel();
+      try {
+        if (subscription != null) {
+          subscription.cancel();
+        }
+      } finally {
+        entry.close(); // after the upstream stopped, and even if its cancel threw
       }
-      entry.close();
     }
   }
 }

@@ -61,6 +61,18 @@ final class StageCalls {
         }
       }
     });
+    try {
+      follow(stage, result, entry, guarded, target, args);
+    } catch (RuntimeException | Error e) { // a CompletionStage of the application's own that failed to take the callback
+      entry.close();
+      throw e;
+    }
+    return result;
+  }
+
+  /** Completes {@code result} when {@code stage} completes, after closing the entry. */
+  private static void follow(CompletionStage<?> stage, CompletableFuture<Object> result, Entry entry,
+      GuardedMethod guarded, @Nullable Object target, Object[] args) {
     stage.whenComplete((value, error) -> {
       if (error == null) {
         entry.close();
@@ -76,7 +88,6 @@ final class StageCalls {
         settle(result, () -> guarded.failed(target, args, failure));
       }
     });
-    return result;
   }
 
   /** What a handler gives, or the throwable it passes on. */

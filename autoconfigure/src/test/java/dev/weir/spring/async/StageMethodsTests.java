@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.weir.FlowException;
 import dev.weir.ResourceStatistics;
 import dev.weir.Weir;
+import dev.weir.spring.test.ManualTicker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,6 +30,9 @@ class StageMethodsTests {
 
   @Autowired
   StageService service;
+
+  @Autowired
+  ManualTicker ticker;
 
   @BeforeEach
   void freshStatistics() {
@@ -72,11 +76,10 @@ class StageMethodsTests {
   void theResponseTimeRunsUntilTheStageCompletes() throws Exception {
     CompletableFuture<String> own = new CompletableFuture<>();
     CompletableFuture<String> returned = service.held(() -> own);
-    Thread.sleep(60);
+    ticker.advance(Duration.ofMillis(60));
     own.complete("done");
     returned.get(5, TimeUnit.SECONDS);
-    assertThat(weir.statistics("stage.threads").totalResponseTimeNanos())
-        .isGreaterThanOrEqualTo(Duration.ofMillis(60).toNanos());
+    assertThat(weir.statistics("stage.threads").totalResponseTimeNanos()).isEqualTo(Duration.ofMillis(60).toNanos());
   }
 
   @Test
@@ -88,6 +91,22 @@ class StageMethodsTests {
     assertThat(weir.statistics("stage.threads").activeCalls()).isZero();
     assertThat(own).isCancelled();
     assertThat(weir.statistics("stage.threads").totalFailed()).as("a cancelled call is not a failure").isZero();
+  }
+
+  /** A stage of the application's own that refuses callbacks. */
+  static final class CallbackRefusingStage extends CompletableFuture<String> {
+    @Override
+    public CompletableFuture<String> whenComplete(java.util.function.BiConsumer<? super String, ? super Throwable> action) {
+      throw new UnsupportedOperationException("no callbacks");
+    }
+  }
+
+  @Test
+  void aStageThatRefusesTheCallbackGivesThePlaceBackAndTheFailureReachesTheCaller() {
+    assertThatThrownBy(() -> service.held(CallbackRefusingStage::new))
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThat(weir.statistics("stage.threads").activeCalls()).isZero();
+    assertThat(weir.statistics("stage.threads").totalPassed()).isEqualTo(1);
   }
 
   @Test
