@@ -74,8 +74,12 @@ final class ClusterGuard {
 
   /** The breaker; each closed period carries its count of consecutive failures. */
   private final Circuit<AtomicInteger> circuit;
-  private final AtomicInteger inFlight = new AtomicInteger();
-  private final BiConsumer<Object, Throwable> completed = (result, failure) -> inFlight.decrementAndGet();
+  /**
+   * The decisions in flight, bounded by {@code maxInFlight}: a place is taken only below the bound
+   * (the threads limiter's CAS, which jcstress covers), so the count never reads above it.
+   */
+  private final ConcurrencyLimiter inFlight;
+  private final BiConsumer<Object, Throwable> completed;
 
   final LongAdder admitted = new LongAdder();
   final LongAdder blocked = new LongAdder();
@@ -92,6 +96,8 @@ final class ClusterGuard {
     this.openNanos = options.openDuration().toNanos();
     this.failureThreshold = options.failureThreshold();
     this.maxInFlight = options.maxInFlight();
+    this.inFlight = new ConcurrencyLimiter(maxInFlight);
+    this.completed = (result, failure) -> inFlight.release(1);
     for (int i = 0; i < fallbacks.length; i++) {
       fallbacks[i] = new LongAdder();
     }
@@ -125,8 +131,7 @@ final class ClusterGuard {
       return fellBack(FallbackReason.BREAKER_OPEN);
     }
     boolean probe = verdict == Circuit.PROBE; // stamped with now
-    if (inFlight.incrementAndGet() > maxInFlight) {
-      inFlight.decrementAndGet();
+    if (inFlight.tryAcquire(1, now) < 0) {
       if (probe) {
         circuit.probeFailed(now, clock.read(), "probe found " + maxInFlight + " decisions in flight");
       }
@@ -138,7 +143,7 @@ final class ClusterGuard {
       future = counter.acquire(permits);
       future.whenComplete(completed);
     } catch (RuntimeException | Error e) {
-      inFlight.decrementAndGet();
+      inFlight.release(1);
       return failed(FallbackReason.ERROR, e, now, probe);
     }
     ClusterDecision decision;
@@ -214,7 +219,7 @@ final class ClusterGuard {
   }
 
   int inFlight() {
-    return inFlight.get();
+    return inFlight.inside();
   }
 
   @Nullable String lastFailure() {

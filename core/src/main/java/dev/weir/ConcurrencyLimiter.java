@@ -51,4 +51,9 @@ final class ConcurrencyLimiter extends FlowLimiter {
   void release(int permits) {
     cell.decrementAndGet(AT);
   }
+
+  /** The calls inside now: never above the limit, as a place is taken only below it. */
+  int inside() {
+    return (int) cell.get(AT);
+  }
 }

@@ -104,6 +104,63 @@ class VirtualThreadTest {
   }
 
   /**
+   * The real clock: 2 000 virtual threads call for 1.2 s, each admission recorded at the engine's
+   * own reading for it ({@link RecordingClock}); virtual threads read the clock, yield or are
+   * unmounted, and arrive late, as on a loaded machine. The exact rule's bound holds over every
+   * interval-long span, and the window rule's over every ten of its buckets (as in
+   * {@code RealClockBoundsTest}, there with platform threads).
+   */
+  @Test
+  void ratesHoldOnTheRealClockAcrossVirtualThreads() throws Exception {
+    long millis = 1_000_000L;
+    RecordingClock clock = new RecordingClock();
+    Weir weir = Weir.builder().ticker(clock).sleeper(clock).rules(RuleSet.of(
+        FlowRule.builder("exact").count(20).interval(Duration.ofMillis(100)).exact(true).build(),
+        FlowRule.builder("window").count(20).interval(Duration.ofMillis(100)).build())).build();
+    List<Long> exact = java.util.Collections.synchronizedList(new ArrayList<>());
+    List<Long> window = java.util.Collections.synchronizedList(new ArrayList<>());
+    long end = System.nanoTime() + Duration.ofMillis(1200).toNanos();
+    ExecutorService executor = virtualThreadPerTask();
+    try {
+      for (int i = 0; i < 2_000; i++) {
+        String resource = i % 2 == 0 ? "exact" : "window";
+        List<Long> admitted = i % 2 == 0 ? exact : window;
+        executor.execute(() -> {
+          while (System.nanoTime() - end < 0) {
+            clock.startCall();
+            try (Entry entry = weir.entry(resource)) {
+              admitted.add(clock.admittedAt());
+            } catch (BlockException refused) {
+              Thread.yield();
+            }
+          }
+        });
+      }
+    } finally {
+      awaitAll(executor);
+    }
+    List<Long> sortedExact = new ArrayList<>(exact);
+    java.util.Collections.sort(sortedExact);
+    assertThat(sortedExact).hasSizeGreaterThan(100);
+    for (int i = 20; i < sortedExact.size(); i++) {
+      assertThat(sortedExact.get(i) - sortedExact.get(i - 20)).as("exact: admission %d and the 20th before it", i)
+          .isGreaterThanOrEqualTo(100 * millis);
+    }
+    java.util.Map<Long, Integer> perBucket = new java.util.TreeMap<>();
+    for (long t : window) {
+      perBucket.merge(Math.floorDiv(t, 10 * millis), 1, Integer::sum);
+    }
+    assertThat(window).hasSizeGreaterThan(100);
+    for (long first : perBucket.keySet()) {
+      int inWindow = 0;
+      for (long b = first; b < first + 10; b++) {
+        inWindow += perBucket.getOrDefault(b, 0);
+      }
+      assertThat(inWindow).as("window: admissions in the ten buckets from %d", first).isLessThanOrEqualTo(20);
+    }
+  }
+
+  /**
    * After its call, a virtual thread that is still alive holds no stack of the engine: the stack
    * it used becomes unreachable. (A platform thread keeps its stack to reuse its frames.)
    */
