@@ -41,7 +41,7 @@ final class Limiters {
       return local;
     }
     String chain = rule.strategy() == FlowStrategy.CHAIN ? "chain=" + rule.refResource() + "," : "";
-    ClusterLimit limit = new ClusterLimit(rule.resource(), chain + scope, rule.count(), rule.interval());
+    ClusterLimit limit = new ClusterLimit(rule.resource(), chain + scope, rule.count(), rule.interval(), rule.exact());
     return new ClusterFlowLimiter(cluster, cluster.client.counter(limit), local);
   }
 

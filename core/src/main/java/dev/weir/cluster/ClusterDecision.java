@@ -7,14 +7,21 @@ package dev.weir.cluster;
  * @param remaining permits still free in the current window after this decision, {@code >= 0}
  * @param retryAfterMillis when refused, the milliseconds until enough permits leave the window; {@code 0}
  *     when admitted
+ * @param stampMicros the store's clock when it decided, in microseconds since the epoch (for an exact
+ *     limit, the time the admission was logged at); {@code 0} when the store does not say
  */
-public record ClusterDecision(boolean admitted, long remaining, long retryAfterMillis) {
+public record ClusterDecision(boolean admitted, long remaining, long retryAfterMillis, long stampMicros) {
+
+  /** A decision without a time stamp. */
+  public ClusterDecision(boolean admitted, long remaining, long retryAfterMillis) {
+    this(admitted, remaining, retryAfterMillis, 0);
+  }
 
   /** Checks the components. */
   public ClusterDecision {
-    if (remaining < 0 || retryAfterMillis < 0) {
-      throw new IllegalArgumentException("remaining and retryAfterMillis must be >= 0, were " + remaining + " and "
-          + retryAfterMillis);
+    if (remaining < 0 || retryAfterMillis < 0 || stampMicros < 0) {
+      throw new IllegalArgumentException("remaining, retryAfterMillis and stampMicros must be >= 0, were " + remaining
+          + ", " + retryAfterMillis + " and " + stampMicros);
     }
   }
 }

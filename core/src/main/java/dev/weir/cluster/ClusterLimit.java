@@ -6,11 +6,13 @@ import java.util.Objects;
 /**
  * What one shared counter counts: the calls of {@code resource} that one cluster-mode flow rule
  * applies to ({@code scope}), at most {@code count} per sliding {@code interval} made of
- * {@link #BUCKETS} buckets.
+ * {@link #BUCKETS} buckets, or, when {@code exact}, at most {@code count} in any span of length
+ * {@code interval} (a log of admission times in the store; {@code count} at most
+ * {@link #EXACT_MAX_COUNT}).
  *
  * <p>Two instances share a count exactly when their limits have equal {@code resource},
- * {@code scope} and {@code interval}; {@code count} is not part of the identity, so an instance that
- * runs with a changed count keeps counting in the same window.
+ * {@code scope}, {@code interval} and {@code exact}; {@code count} is not part of the identity, so
+ * an instance that runs with a changed count keeps counting in the same window.
  *
  * @param resource the guarded resource
  * @param scope which calls of the resource: {@code all}, {@code origin=<name>} for a rule on one
@@ -18,11 +20,26 @@ import java.util.Objects;
  *     {@code chain=<context>,} for a chain rule
  * @param count the shared limit per interval
  * @param interval the sliding window, a positive multiple of {@link #BUCKETS} milliseconds
+ * @param exact whether every {@code interval}-long span holds at most {@code count} admissions (a
+ *     whole {@code count} up to {@link #EXACT_MAX_COUNT}), instead of the bucketed window
  */
-public record ClusterLimit(String resource, String scope, double count, Duration interval) {
+public record ClusterLimit(String resource, String scope, double count, Duration interval, boolean exact) {
 
   /** Buckets of the sliding window: a refused call learns its retry-after to within interval / BUCKETS. */
   public static final int BUCKETS = 10;
+
+  /**
+   * Largest {@code count} of an {@code exact} limit. The store keeps one entry per admission of the
+   * last interval (about 100 bytes each in a Redis sorted set, so at most about 1 MB per limit), and
+   * one decision may have to drop up to {@code count} expired entries at once, which holds Redis'
+   * single thread for that long (a few milliseconds at this bound).
+   */
+  public static final int EXACT_MAX_COUNT = 10_000;
+
+  /** A bucketed (not exact) limit. */
+  public ClusterLimit(String resource, String scope, double count, Duration interval) {
+    this(resource, scope, count, interval, false);
+  }
 
   /** Checks the components. */
   public ClusterLimit {
@@ -34,6 +51,10 @@ public record ClusterLimit(String resource, String scope, double count, Duration
     }
     if (interval.toMillis() < BUCKETS || interval.toNanos() % (BUCKETS * 1_000_000L) != 0) {
       throw new IllegalArgumentException("interval must be a positive multiple of " + BUCKETS + "ms, was " + interval);
+    }
+    if (exact && (count > EXACT_MAX_COUNT || count != Math.rint(count))) {
+      throw new IllegalArgumentException("an exact count must be a whole number up to " + EXACT_MAX_COUNT + ", was "
+          + count);
     }
   }
 }

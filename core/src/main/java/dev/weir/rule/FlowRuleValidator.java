@@ -15,7 +15,8 @@ import java.util.List;
  *   <li>{@code interval} whole milliseconds between 1 ms and 1 day: the window has ten buckets of
  *       {@code interval / 10}.
  *   <li>{@code exact}: integral {@code count} up to {@link FlowRule#EXACT_MAX_COUNT}, since it keeps
- *       one timestamp per permit.
+ *       one timestamp per permit; with {@code cluster-mode} up to {@link ClusterLimit#EXACT_MAX_COUNT},
+ *       since the store keeps one entry per admission and trims them in one atomic step.
  *   <li>queue and warm-up behaviors: at most 10<sup>9</sup> admissions per second (pacing is in
  *       nanoseconds), and at most 1 day between two admissions: {@code interval / count}, and for
  *       warm-up behaviors {@code interval * cold-factor / count} (the cold end), so a count such
@@ -93,10 +94,11 @@ public final class FlowRuleValidator {
       if (rule.strategy() == FlowStrategy.RELATED) {
         out.add(new RuleViolation("exact", "does not apply to strategy related"));
       }
-      if (rule.clusterMode()) {
-        out.add(new RuleViolation("exact", "cannot be combined with cluster-mode"));
-      }
-      if (rule.count() > FlowRule.EXACT_MAX_COUNT || rule.count() != Math.rint(rule.count())) {
+      if (rule.clusterMode() && rule.count() > ClusterLimit.EXACT_MAX_COUNT && rule.count() == Math.rint(rule.count())) {
+        out.add(new RuleViolation("count", "must be at most " + ClusterLimit.EXACT_MAX_COUNT
+            + " with exact: true and cluster-mode: true (the store logs one entry per admission), was "
+            + rule.count()));
+      } else if (rule.count() > FlowRule.EXACT_MAX_COUNT || rule.count() != Math.rint(rule.count())) {
         out.add(new RuleViolation("count", "must be a whole number up to " + FlowRule.EXACT_MAX_COUNT
             + " with exact: true (one timestamp is kept per permit), was " + rule.count()));
       }

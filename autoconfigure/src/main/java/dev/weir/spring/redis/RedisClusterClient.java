@@ -8,15 +8,11 @@ import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import java.io.IOException;
-import java.io.InputStream;
 import java.lang.System.Logger.Level;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.util.HexFormat;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -34,7 +30,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * <p>Each {@link ClusterLimit} is one hash, {@code <prefix>:{<resource>}:flow:<scope>:<interval>ms},
  * whose fields are the buckets of a sliding window. One Lua script (the resource
  * {@code sliding-window.lua} next to this class) reads Redis' clock, drops old buckets, admits and
- * counts, or refuses with a retry-after, atomically; it is sent with {@code EVALSHA}, and once with
+ * counts, or refuses with a retry-after, atomically. An {@linkplain ClusterLimit#exact() exact}
+ * limit is one sorted set, {@code <prefix>:{<resource>}:exact:<scope>:<interval>ms}, one member per
+ * admitted permit scored by Redis' time, decided by {@code exact-window.lua} (trim, count and add
+ * in one step; the decision carries the Redis time it was made at). A script is sent with {@code EVALSHA}, and once with
  * {@code EVAL} when Redis answers {@code NOSCRIPT} (after a restart or {@code SCRIPT FLUSH}), which
  * loads it again ({@link RedisDecision}). While the connection is down a decision fails at once
  * rather than wait in Lettuce's buffer, and a decision the engine gave up on is cancelled, so
@@ -50,11 +49,11 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
 
   private static final System.Logger LOG = System.getLogger(RedisClusterClient.class.getName());
 
-  /** The Lua script, as sent with {@code EVAL}. */
-  static final byte[] SCRIPT = readScript();
+  /** The sliding-window Lua script, as sent with {@code EVAL}. */
+  static final byte[] SCRIPT = RedisScript.SLIDING_WINDOW.bytes;
 
   /** Its SHA-1, as Redis names it for {@code EVALSHA}. */
-  static final String SHA = sha1(SCRIPT);
+  static final String SHA = RedisScript.SLIDING_WINDOW.sha;
 
   private static final Duration RETRY = Duration.ofSeconds(1);
   private static final byte[] ONE = ascii("1");
@@ -91,7 +90,8 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
 
   /** Returns the Redis key of {@code limit}. */
   public String key(ClusterLimit limit) {
-    return keyPrefix + ":{" + limit.resource() + "}:flow:" + limit.scope() + ":" + limit.interval().toMillis() + "ms";
+    return keyPrefix + ":{" + limit.resource() + "}:" + (limit.exact() ? "exact:" : "flow:") + limit.scope() + ":"
+        + limit.interval().toMillis() + "ms";
   }
 
   @Override
@@ -99,7 +99,11 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
     byte[][] keys = {key(limit).getBytes(StandardCharsets.UTF_8)};
     byte[] count = ascii(BigDecimal.valueOf(limit.count()).toPlainString());
     byte[] window = ascii(Long.toString(limit.interval().toMillis()));
-    return permits -> decide(keys, count, window, permits);
+    if (limit.exact()) {
+      byte[] whole = ascii(Long.toString((long) limit.count()));
+      return permits -> decide(RedisScript.EXACT_WINDOW, keys, permits, whole, window);
+    }
+    return permits -> decide(RedisScript.SLIDING_WINDOW, keys, permits, count, window, BUCKETS);
   }
 
   @Override
@@ -122,7 +126,9 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
     return commands != null;
   }
 
-  private CompletableFuture<ClusterDecision> decide(byte[][] keys, byte[] count, byte[] window, int permits) {
+  /** Runs {@code script} on {@code keys} with {@code arguments} and then the permits asked for. */
+  private CompletableFuture<ClusterDecision> decide(RedisScript script, byte[][] keys, int permits,
+      byte[]... arguments) {
     RedisClusterAsyncCommands<byte[], byte[]> async = commands;
     StatefulConnection<byte[], byte[]> stateful = statefulConnection;
     if (async == null) {
@@ -133,8 +139,9 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
       // caller's deadline: refuse it now instead.
       return CompletableFuture.failedFuture(new IllegalStateException("disconnected from Redis, reconnecting"));
     }
-    byte[] asked = permits == 1 ? ONE : ascii(Integer.toString(permits));
-    return new RedisDecision(async, keys, new byte[][] {count, window, BUCKETS, asked}).start();
+    byte[][] all = Arrays.copyOf(arguments, arguments.length + 1);
+    all[arguments.length] = permits == 1 ? ONE : ascii(Integer.toString(permits));
+    return new RedisDecision(async, script, keys, all).start();
   }
 
   /**
@@ -195,24 +202,5 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
 
   private static byte[] ascii(String text) {
     return text.getBytes(StandardCharsets.US_ASCII);
-  }
-
-  private static byte[] readScript() {
-    try (InputStream in = RedisClusterClient.class.getResourceAsStream("sliding-window.lua")) {
-      if (in == null) {
-        throw new IllegalStateException("sliding-window.lua is missing from the classpath");
-      }
-      return in.readAllBytes();
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot read sliding-window.lua", e);
-    }
-  }
-
-  private static String sha1(byte[] script) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(script));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
   }
 }

@@ -23,19 +23,22 @@ final class RedisDecision extends CompletableFuture<ClusterDecision>
     implements BiConsumer<List<Long>, Throwable> {
 
   private final RedisClusterAsyncCommands<byte[], byte[]> commands;
+  private final RedisScript script;
   private final byte[][] keys;
   private final byte[][] arguments;
   private volatile @Nullable RedisFuture<List<Long>> command;
   private boolean reloaded; // written and read by the callback only, which runs once per command
 
-  RedisDecision(RedisClusterAsyncCommands<byte[], byte[]> commands, byte[][] keys, byte[][] arguments) {
+  RedisDecision(RedisClusterAsyncCommands<byte[], byte[]> commands, RedisScript script, byte[][] keys,
+      byte[][] arguments) {
     this.commands = commands;
+    this.script = script;
     this.keys = keys;
     this.arguments = arguments;
   }
 
   RedisDecision start() {
-    send(commands.evalsha(RedisClusterClient.SHA, ScriptOutputType.MULTI, keys, arguments));
+    send(commands.evalsha(script.sha, ScriptOutputType.MULTI, keys, arguments));
     return this;
   }
 
@@ -57,7 +60,7 @@ final class RedisDecision extends CompletableFuture<ClusterDecision>
       }
     } else if (!reloaded && !isDone() && unwrap(failure) instanceof RedisNoScriptException) {
       reloaded = true;
-      send(commands.eval(RedisClusterClient.SCRIPT, ScriptOutputType.MULTI, keys, arguments));
+      send(commands.eval(script.bytes, ScriptOutputType.MULTI, keys, arguments));
     } else {
       completeExceptionally(failure);
     }
@@ -74,10 +77,11 @@ final class RedisDecision extends CompletableFuture<ClusterDecision>
   }
 
   private static ClusterDecision decision(@Nullable List<Long> reply) {
-    if (reply == null || reply.size() != 3) {
+    if (reply == null || reply.size() < 3 || reply.size() > 4) {
       throw new IllegalStateException("unexpected reply of the Weir script: " + reply);
     }
-    return new ClusterDecision(reply.get(0) == 1L, Math.max(0L, reply.get(1)), Math.max(0L, reply.get(2)));
+    long stamp = reply.size() == 4 ? Math.max(0L, reply.get(3)) : 0L;
+    return new ClusterDecision(reply.get(0) == 1L, Math.max(0L, reply.get(1)), Math.max(0L, reply.get(2)), stamp);
   }
 
   private static Throwable unwrap(Throwable failure) {

@@ -1,0 +1,165 @@
+package dev.weir.spring.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.spring.test.RedisServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The exact-window Lua script on its own, sent with a plain RESP client to a real
+ * {@code redis-server}: its arithmetic (checked against the Redis time it returns), what it leaves
+ * in the sorted set, and its bound when Redis' clock is behind the newest admission.
+ */
+@Timeout(30)
+class ExactWindowScriptTests {
+
+  private static RedisServer redis;
+  private static String script;
+  private static final AtomicInteger KEYS = new AtomicInteger();
+
+  @BeforeAll
+  static void start() throws IOException {
+    redis = RedisServer.start();
+    try (InputStream in = ExactWindowScriptTests.class.getResourceAsStream("/dev/weir/spring/redis/exact-window.lua")) {
+      script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    if (redis != null) {
+      redis.close();
+    }
+  }
+
+  @Test
+  void admitsUpToTheLimitThenRefusesUntilTheOldestAdmissionIsAWindowOld() {
+    String key = key();
+    List<Long> first = decide(key, 3, 10_000, 1);
+    assertThat(first.subList(0, 3)).containsExactly(1L, 2L, 0L);
+    assertThat(decide(key, 3, 10_000, 1).subList(0, 3)).containsExactly(1L, 1L, 0L);
+    assertThat(decide(key, 3, 10_000, 1).subList(0, 3)).containsExactly(1L, 0L, 0L);
+    List<Long> refused = decide(key, 3, 10_000, 1);
+    assertThat(refused.subList(0, 2)).containsExactly(0L, 0L);
+    // The first admission leaves the window 10 s after its own Redis time, to the millisecond (rounded up).
+    assertThat(refused.get(2)).isEqualTo(ceilMillis(first.get(3) + 10_000_000 - refused.get(3)));
+    assertThat(redis.call("ZCARD", key)).isEqualTo(3L);
+  }
+
+  @Test
+  void retryAfterNamesTheAdmissionWhoseLeavingMakesRoomForAllThePermitsAsked() {
+    String key = key();
+    long now = redisMicros();
+    // Four admissions at known times in the last 10 s; the limit is 5.
+    long[] times = {now - 9_000_000, now - 7_000_500, now - 5_000_000, now - 1_000_000};
+    for (int i = 0; i < times.length; i++) {
+      redis.call("ZADD", key, Long.toString(times[i]), times[i] + ":0");
+    }
+    // 3 permits need 2 of the 4 to leave: the second oldest, 10 s after its time.
+    List<Long> refused = decide(key, 5, 10_000, 3);
+    assertThat(refused.subList(0, 2)).containsExactly(0L, 1L);
+    assertThat(refused.get(2)).isEqualTo(ceilMillis(times[1] + 10_000_000 - refused.get(3)));
+    // 1 permit fits now; the next one needs the oldest to leave.
+    List<Long> admitted = decide(key, 5, 10_000, 1);
+    assertThat(admitted.subList(0, 3)).containsExactly(1L, 0L, 0L);
+    List<Long> next = decide(key, 5, 10_000, 1);
+    assertThat(next.get(2)).isEqualTo(ceilMillis(times[0] + 10_000_000 - next.get(3)));
+  }
+
+  @Test
+  void anAdmissionAWindowOldIsTrimmedAndOneJustYoungerStillCounts() {
+    String key = key();
+    long now = redisMicros();
+    redis.call("ZADD", key, Long.toString(now - 1_000_000), "old:0"); // exactly a window before now, or more
+    redis.call("ZADD", key, Long.toString(now + 5_000_000), "young:0"); // ahead: counts, and the script decides at it
+    List<Long> decided = decide(key, 1, 1000, 1);
+    assertThat(decided.get(3)).isEqualTo(now + 5_000_000);
+    assertThat(decided.subList(0, 2)).containsExactly(0L, 0L);
+    assertThat(redis.call("ZSCORE", key, "old:0")).isNull();
+    assertThat(decided.get(2)).isEqualTo(1000L); // the young one leaves a full window after the decision time
+  }
+
+  @Test
+  void aRefusalAddsNothingAndALimitOfZeroLeavesNoKey() {
+    String key = key();
+    decide(key, 1, 10_000, 1);
+    Object before = redis.call("ZRANGE", key, "0", "-1", "WITHSCORES");
+    assertThat(decide(key, 1, 10_000, 1).get(0)).isZero();
+    assertThat(redis.call("ZRANGE", key, "0", "-1", "WITHSCORES")).isEqualTo(before);
+
+    String empty = key();
+    assertThat(decide(empty, 0, 10_000, 1).subList(0, 3)).containsExactly(0L, 0L, 10_000L);
+    assertThat(redis.call("EXISTS", empty)).isEqualTo(0L);
+  }
+
+  @Test
+  void morePermitsThanTheLimitNeverFitAndWaitAWindow() {
+    assertThat(decide(key(), 3, 1000, 4).subList(0, 3)).containsExactly(0L, 3L, 1000L);
+  }
+
+  @Test
+  void onePermitIsOneUniqueMemberAtTheDecisionTimeAndTheKeyExpiresAWindowAfterIt() {
+    String key = key();
+    List<Long> decided = decide(key, 100, 1000, 3);
+    assertThat(decided.subList(0, 3)).containsExactly(1L, 97L, 0L);
+    @SuppressWarnings("unchecked")
+    List<Object> members = (List<Object>) redis.call("ZRANGE", key, "0", "-1", "WITHSCORES");
+    long stamp = decided.get(3);
+    assertThat(members).containsExactly(stamp + ":0", Long.toString(stamp), stamp + ":1", Long.toString(stamp),
+        stamp + ":2", Long.toString(stamp));
+    assertThat((Long) redis.call("PTTL", key)).isBetween(1L, 1000L);
+  }
+
+  /**
+   * Redis' clock behind the newest admission (a promoted replica whose clock is behind, or a step
+   * back): two admissions at A were trimmed by a call at B = A + window, which the set still
+   * holds. A call now, at A + 200 ms by Redis' clock, must be decided at B: decided at its own
+   * time it would be a third admission in [A, A + window) with a limit of 2.
+   */
+  @Test
+  void aClockBehindTheNewestAdmissionDecidesAtThatAdmissionSoNoSpanHoldsMoreThanTheLimit() {
+    String key = key();
+    long now = redisMicros();
+    long a = now - 200_000;
+    long b = a + 1_000_000;
+    redis.call("ZADD", key, Long.toString(b), b + ":0");
+    List<Long> stamps = new ArrayList<>(List.of(a, a, b));
+    List<Long> decided = decide(key, 2, 1000, 1);
+    assertThat(decided.get(0)).isEqualTo(1L);
+    stamps.add(decided.get(3));
+    assertThat(decided.get(3)).isEqualTo(b);
+    assertThat(redis.call("ZSCORE", key, b + ":1")).isEqualTo(Long.toString(b)); // unique at one time
+    assertThat(Spans.mostInAnySpan(stamps, 1_000_000)).isLessThanOrEqualTo(2);
+    // The key outlives the clock's lag: a window after B, not after Redis' now.
+    assertThat((Long) redis.call("PTTL", key)).isGreaterThan(1000L);
+  }
+
+  private String key() {
+    return "script:{r" + KEYS.incrementAndGet() + "}:exact:all:1000ms";
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<Long> decide(String key, long limit, long windowMillis, int permits) {
+    return (List<Long>) redis.call("EVAL", script, "1", key, Long.toString(limit), Long.toString(windowMillis),
+        Integer.toString(permits));
+  }
+
+  private static long ceilMillis(long micros) {
+    return Math.max(1, (micros + 999) / 1000);
+  }
+
+  private static long redisMicros() {
+    @SuppressWarnings("unchecked")
+    List<Object> time = (List<Object>) redis.call("TIME");
+    return Long.parseLong((String) time.get(0)) * 1_000_000 + Long.parseLong((String) time.get(1));
+  }
+}
