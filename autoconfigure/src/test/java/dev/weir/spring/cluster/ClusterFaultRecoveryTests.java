@@ -25,6 +25,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -35,17 +37,18 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 class ClusterFaultRecoveryTests extends WithRedisServer {
 
-  @Test
-  void scriptFlushIsAnsweredByEvalAndLeavesTheCountAndTheDecisionsToRedis() {
+  @ParameterizedTest(name = "exact: {0}")
+  @ValueSource(booleans = {false, true})
+  void scriptFlushIsAnsweredByEvalAndLeavesTheCountAndTheDecisionsToRedis(boolean exact) {
     // A generous deadline and deny: a decision Redis did not make in time refuses and is counted as a fallback.
-    ConfigurableApplicationContext context = start(redis.port(), props(
+    ConfigurableApplicationContext context = start(redis.port(), props("weir.flow[0].exact", Boolean.toString(exact),
         "weir.cluster.timeout", "2s", "weir.cluster.fallback", "deny",
         "weir.flow[0].count", "7", "weir.flow[0].interval", "10s"));
     try {
       ClusterFaultApplication.Guarded guarded = guarded(context);
       ClusterStatus status = status(context);
       awaitConnected(context);
-      String sha = scriptSha();
+      String sha = scriptSha(exact);
       assertThat(redis.call("SCRIPT", "EXISTS", sha)).as("a new Redis has no script").isEqualTo(List.of(0L));
       Counts initial = Counts.of(status);
 
@@ -73,9 +76,10 @@ class ClusterFaultRecoveryTests extends WithRedisServer {
     }
   }
 
-  @Test
-  void aRestartedRedisWithoutPersistenceCountsFromZero() {
-    ConfigurableApplicationContext context = start(redis.port(), props(
+  @ParameterizedTest(name = "exact: {0}")
+  @ValueSource(booleans = {false, true})
+  void aRestartedRedisWithoutPersistenceCountsFromZero(boolean exact) {
+    ConfigurableApplicationContext context = start(redis.port(), props("weir.flow[0].exact", Boolean.toString(exact),
         "weir.cluster.timeout", "2s", "weir.cluster.fallback", "deny",
         "weir.flow[0].count", "5", "weir.flow[0].interval", "10s"));
     try {

@@ -19,7 +19,8 @@ import dev.weir.spring.cluster.ClusterFaults.Sampler;
 import dev.weir.spring.cluster.ClusterFaults.Window;
 import dev.weir.spring.test.RedisServer;
 import java.time.Duration;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -31,7 +32,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * timing: no call throws anything but the rule's {@code FlowException}, no call takes longer than
  * the deadline and a margin for a busy machine, every decision is counted once (by the store or by
  * the fallback), the breaker keeps most calls away from a dead Redis, and Redis decides again once
- * it is back.
+ * it is back. Each drill runs for the bucketed window and for an exact window (its own script).
  */
 class ClusterFaultTests extends WithRedisServer {
 
@@ -39,10 +40,12 @@ class ClusterFaultTests extends WithRedisServer {
   private static final Duration OPEN = Duration.ofMillis(200);
 
 
-  @Test
-  void redisKilledMidRunFallsBackToTheLocalLimiterWithinTheDeadlineAndRecoversAfterARestart() {
+  @ParameterizedTest(name = "exact: {0}")
+  @ValueSource(booleans = {false, true})
+  void redisKilledMidRunFallsBackToTheLocalLimiterWithinTheDeadlineAndRecoversAfterARestart(boolean exact) {
     int count = 50;
-    ConfigurableApplicationContext context = start(redis.port(), props("weir.flow[0].count", Integer.toString(count)));
+    ConfigurableApplicationContext context = start(redis.port(), props("weir.flow[0].count", Integer.toString(count),
+        "weir.flow[0].exact", Boolean.toString(exact)));
     Load load = null;
     try {
       ClusterFaultApplication.Guarded guarded = guarded(context);
@@ -116,10 +119,11 @@ class ClusterFaultTests extends WithRedisServer {
     }
   }
 
-  @Test
-  void redisFrozenForTwoSecondsCostsNoWaitBeyondTheDeadlineNoThreadAndNoMoreThanMaxInFlight() {
+  @ParameterizedTest(name = "exact: {0}")
+  @ValueSource(booleans = {false, true})
+  void redisFrozenForTwoSecondsCostsNoWaitBeyondTheDeadlineNoThreadAndNoMoreThanMaxInFlight(boolean exact) {
     int maxInFlight = 8;
-    ConfigurableApplicationContext context = start(redis.port(), props(
+    ConfigurableApplicationContext context = start(redis.port(), props("weir.flow[0].exact", Boolean.toString(exact),
         "weir.cluster.max-in-flight", Integer.toString(maxInFlight),
         "weir.flow[0].count", "100"));
     Load load = null;

@@ -136,8 +136,18 @@ final class ClusterFaults {
 
   /** The SHA-1 Redis names the Weir script by, computed from the script on the classpath. */
   static String scriptSha() {
-    try (InputStream in = RedisClusterClient.class.getResourceAsStream("sliding-window.lua")) {
-      assertThat(in).as("sliding-window.lua on the classpath").isNotNull();
+    return scriptSha("sliding-window.lua");
+  }
+
+  /** The SHA-1 of the script a rule uses: {@code exact-window.lua} when {@code exact}, else the sliding window's. */
+  static String scriptSha(boolean exact) {
+    return scriptSha(exact ? "exact-window.lua" : "sliding-window.lua");
+  }
+
+  /** The SHA-1 Redis names the script {@code name} by, computed from the script on the classpath. */
+  static String scriptSha(String name) {
+    try (InputStream in = RedisClusterClient.class.getResourceAsStream(name)) {
+      assertThat(in).as(name + " on the classpath").isNotNull();
       return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(in.readAllBytes()));
     } catch (IOException | NoSuchAlgorithmException e) {
       throw new AssertionError(e);

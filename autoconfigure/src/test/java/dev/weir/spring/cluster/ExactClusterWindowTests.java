@@ -1,0 +1,164 @@
+package dev.weir.spring.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weir.ClusterStatus;
+import dev.weir.FlowException;
+import dev.weir.Weir;
+import dev.weir.spring.autoconfigure.InvalidWeirConfigurationException;
+import dev.weir.spring.redis.RedisClusterClient;
+import dev.weir.spring.test.RedisServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * {@code exact: true} with {@code cluster-mode: true}: two instances (Spring contexts, each with its
+ * engine and Lettuce connection) against one real {@code redis-server}, threads on both, on the
+ * real clock. Every admission's Redis time stamp is recorded, and no {@code interval}-long span of
+ * them, across both instances, may hold more than {@code count}.
+ */
+@Timeout(120)
+class ExactClusterWindowTests {
+
+  private static RedisServer redis;
+  private final List<ConfigurableApplicationContext> instances = new ArrayList<>();
+
+  @BeforeAll
+  static void startRedis() {
+    redis = RedisServer.start();
+  }
+
+  @AfterAll
+  static void stopRedis() {
+    if (redis != null) {
+      redis.close();
+    }
+  }
+
+  @AfterEach
+  void closeInstances() {
+    instances.forEach(ConfigurableApplicationContext::close);
+  }
+
+  @Test
+  void twoInstancesUnderThreadsForThreeSecondsNeverAdmitMoreThanCountInAnyIntervalLongSpan() throws Exception {
+    int count = 20;
+    Duration interval = Duration.ofMillis(500);
+    ConfigurableApplicationContext a = instance("exact-threads", count, interval);
+    ConfigurableApplicationContext b = instance("exact-threads", count, interval);
+    StampingApplication.Guarded[] targets = {guarded(a), guarded(b)};
+    AtomicLong passed = new AtomicLong();
+    AtomicLong refused = new AtomicLong();
+    List<Throwable> unexpected = java.util.Collections.synchronizedList(new ArrayList<>());
+    long end = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+    List<Thread> threads = new ArrayList<>();
+    for (int t = 0; t < 8; t++) {
+      StampingApplication.Guarded target = targets[t % 2];
+      Thread thread = new Thread(() -> {
+        while (System.nanoTime() - end < 0) { // ends at the deadline: each call is bounded by the 2 s timeout
+          try {
+            target.call();
+            passed.incrementAndGet();
+          } catch (FlowException e) {
+            refused.incrementAndGet();
+          } catch (RuntimeException | Error e) {
+            unexpected.add(e);
+          }
+        }
+      }, "exact-load-" + t);
+      thread.start();
+      threads.add(thread);
+    }
+    for (Thread thread : threads) {
+      thread.join(30_000);
+      assertThat(thread.isAlive()).isFalse();
+    }
+
+    List<Long> stamps = new ArrayList<>(stamps(a));
+    stamps.addAll(stamps(b));
+    System.out.printf("[exact-threads] passed %d, refused %d, stamps %d (a %d, b %d), most in a span %d%n",
+        passed.get(), refused.get(), stamps.size(), stamps(a).size(), stamps(b).size(),
+        Spans.mostInAnySpan(stamps, interval.toNanos() / 1000));
+    assertThat(unexpected).isEmpty();
+    assertThat(status(a).fallbacks() + status(b).fallbacks()).as("every decision made by Redis").isZero();
+    assertThat((long) stamps.size()).as("a stamp per admission").isEqualTo(passed.get());
+    assertThat(stamps(a)).isNotEmpty();
+    assertThat(stamps(b)).isNotEmpty();
+    assertThat(refused.get()).isPositive();
+    // The bound, by Redis time, over both instances; and it was reached (the limit is what refused).
+    assertThat(Spans.mostInAnySpan(stamps, interval.toNanos() / 1000)).isEqualTo(count);
+    // About 6 windows in 3 s: at least the count once per window that started, at most count per window.
+    assertThat(passed.get()).isBetween((long) count * 5, (long) count * 7);
+  }
+
+  @Test
+  void aRefusalCarriesTheRetryAfterOfTheOldestAdmissionAndTheKeyIsASortedSet() {
+    ConfigurableApplicationContext context = instance("exact-retry", 2, Duration.ofSeconds(10));
+    StampingApplication.Guarded guarded = guarded(context);
+    guarded.call();
+    guarded.call();
+    assertThatThrownBy(guarded::call).isInstanceOfSatisfying(FlowException.class,
+        e -> assertThat(e.retryAfter()).isBetween(Duration.ofSeconds(9), Duration.ofSeconds(10)));
+    String key = "exact-retry:{stamped}:exact:all:10000ms";
+    assertThat(redis.call("TYPE", key)).isEqualTo("zset");
+    assertThat(redis.call("ZCARD", key)).isEqualTo(2L);
+    assertThat(context.getBean(RedisClusterClient.class)
+        .key(new dev.weir.cluster.ClusterLimit("stamped", "all", 2, Duration.ofSeconds(10), true))).isEqualTo(key);
+  }
+
+  @Test
+  void anExactClusterCountAboveTheMaximumStopsTheStartNamingTheProperty() {
+    assertThatThrownBy(() -> instance("exact-max", 10_001, Duration.ofSeconds(1)))
+        .hasRootCauseInstanceOf(InvalidWeirConfigurationException.class)
+        .rootCause().hasMessageContaining("weir.flow[0].count").hasMessageContaining("10000");
+  }
+
+  private ConfigurableApplicationContext instance(String prefix, int count, Duration interval) {
+    Map<String, Object> properties = new LinkedHashMap<>();
+    properties.put("spring.main.banner-mode", "off");
+    properties.put("spring.data.redis.host", redis.host());
+    properties.put("spring.data.redis.port", Integer.toString(redis.port()));
+    properties.put("weir.cluster.enabled", "true");
+    properties.put("weir.cluster.key-prefix", prefix);
+    properties.put("weir.cluster.timeout", "2s");
+    properties.put("weir.cluster.fallback", "deny");
+    properties.put("weir.flow[0].resource", StampingApplication.RESOURCE);
+    properties.put("weir.flow[0].count", Integer.toString(count));
+    properties.put("weir.flow[0].interval", interval.toMillis() + "ms");
+    properties.put("weir.flow[0].exact", "true");
+    properties.put("weir.flow[0].cluster-mode", "true");
+    ConfigurableApplicationContext context = new SpringApplicationBuilder(StampingApplication.class)
+        .web(WebApplicationType.NONE).properties(properties).run();
+    instances.add(context);
+    RedisClusterClient client = context.getBean(RedisClusterClient.class);
+    ClusterFaults.await("the Redis client connects", client::connected);
+    return context;
+  }
+
+  private static StampingApplication.Guarded guarded(ConfigurableApplicationContext context) {
+    return context.getBean(StampingApplication.Guarded.class);
+  }
+
+  private static List<Long> stamps(ConfigurableApplicationContext context) {
+    return List.copyOf(context.getBean(StampingApplication.Stamps.class).admitted);
+  }
+
+  private static ClusterStatus status(ConfigurableApplicationContext context) {
+    ClusterStatus status = context.getBean(Weir.class).cluster();
+    assertThat(status).isNotNull();
+    return status;
+  }
+}
