@@ -100,6 +100,24 @@ class ClusterPolicyTest {
     assertThat(store.limits.get(1).count()).isEqualTo(4);
   }
 
+  @Test
+  void anExactRuleAsksForAnExactLimitAndFallsBackToAnExactLocalWindow() {
+    FlowRule exact = CLUSTERED.toBuilder().exact(true).build();
+    Weir weir = engine(options(ClusterFallback.LOCAL), exact);
+    store.mode = Mode.FAIL;
+    ticker.advance(Duration.ofMillis(99));
+    assertThat(Calls.admitted(weir, "r", 5)).isEqualTo(3);
+    // A bucketed window (10 buckets of 100 ms) would free these at 1000 ms, when their bucket leaves;
+    // the exact one frees them a full second after their own time, 1099 ms.
+    ticker.advance(Duration.ofMillis(901));
+    assertThat(Calls.admitted(weir, "r", 5)).isZero();
+    ticker.advance(Duration.ofMillis(98));
+    assertThat(Calls.admitted(weir, "r", 5)).isZero();
+    ticker.advance(Duration.ofMillis(1));
+    assertThat(Calls.admitted(weir, "r", 5)).isEqualTo(3);
+    assertThat(store.limits).containsExactly(new ClusterLimit("r", "all", 3, Duration.ofSeconds(1), true));
+  }
+
   @ParameterizedTest
   @EnumSource(value = Mode.class, names = {"FAIL", "THROW"})
   void localFallbackAppliesTheSameRuleOnThisInstanceAlone(Mode failure) {

@@ -161,4 +161,17 @@ class FlowRuleValidatorTest {
     assertThat(violations.get(2).message()).contains("duplicate of rule [1]");
     assertThat(violations.get(0).under("weir.flow").toString()).isEqualTo("weir.flow[0].resource: is required");
   }
+
+  @Test
+  void anExactClusterRuleIsBoundedByTheStoresMaximumNotTheLocalOne() {
+    FlowRule.Builder exact = FlowRule.builder("r").exact(true).clusterMode(true);
+    assertThat(FlowRuleValidator.validate(exact.count(dev.weir.cluster.ClusterLimit.EXACT_MAX_COUNT).build())).isEmpty();
+    assertThat(FlowRuleValidator.validate(List.of(exact.count(10_001).build()))).singleElement()
+        .satisfies(violation -> assertThat(violation.under("weir.flow").toString()).isEqualTo(
+            "weir.flow[0].count: must be at most 10000 with exact: true and cluster-mode: true (the store logs one"
+                + " entry per admission), was 10001.0"));
+    assertThat(FlowRuleValidator.validate(exact.count(2.5).build())).extracting(RuleViolation::field)
+        .containsExactly("count");
+    assertThat(FlowRuleValidator.validate(exact.count(10_001).clusterMode(false).build())).isEmpty();
+  }
 }
