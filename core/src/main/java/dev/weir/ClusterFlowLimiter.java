@@ -2,6 +2,7 @@ package dev.weir;
 
 import dev.weir.cluster.ClusterCounter;
 import dev.weir.cluster.ClusterDecision;
+import dev.weir.cluster.ClusterLimit;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -16,15 +17,17 @@ import java.util.concurrent.TimeUnit;
 final class ClusterFlowLimiter extends FlowLimiter {
 
   /** The token of a call the store or the allow fallback admitted; no local token is this large. */
-  private static final long STORE_TOKEN = Long.MAX_VALUE;
+  static final long STORE_TOKEN = Long.MAX_VALUE;
 
-  private final ClusterGuard guard;
+  final ClusterGuard guard;
+  final ClusterLimit limit;
   private final ClusterCounter counter;
-  private final FlowLimiter local;
+  final FlowLimiter local;
 
-  ClusterFlowLimiter(ClusterGuard guard, ClusterCounter counter, FlowLimiter local) {
+  ClusterFlowLimiter(ClusterGuard guard, ClusterLimit limit, FlowLimiter local) {
     this.guard = guard;
-    this.counter = counter;
+    this.limit = limit;
+    this.counter = guard.client.counter(limit);
     this.local = local;
   }
 

@@ -3,6 +3,7 @@ package dev.weir;
 import dev.weir.rule.FlowRule;
 import java.util.HashSet;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The flow rules of one resource with their states, in order, and what {@link FlowSlot} derives
@@ -18,6 +19,8 @@ final class FlowRuleSet {
   final Set<String> namedOrigins;
   /** Whether some rule may make a call wait, so the call's start time must be read again. */
   final boolean waits;
+  /** The cluster-mode rules every call meets, decided in one store round trip; null when none. */
+  final @Nullable ClusterGroup clusterGroup;
 
   FlowRuleSet(FlowRuleState[] states) {
     this.states = states;
@@ -32,6 +35,7 @@ final class FlowRuleSet {
     }
     this.namedOrigins = Set.copyOf(named);
     this.waits = anyWaits;
+    this.clusterGroup = ClusterGroup.of(states);
   }
 
   boolean isEmpty() {

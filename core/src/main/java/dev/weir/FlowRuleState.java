@@ -59,6 +59,11 @@ final class FlowRuleState {
     this.overflow = twin.overflow;
   }
 
+  /** The limiter of every call the rule applies to, or null when it has one per origin. */
+  @Nullable FlowLimiter sharedLimiter() {
+    return shared;
+  }
+
   /** Whether the rule may make a call wait: a queueing rule in force (in shadow mode, calls never wait). */
   boolean waits() {
     return shadow == null && rule.grade() == FlowGrade.QPS && (rule.controlBehavior() == ControlBehavior.QUEUE

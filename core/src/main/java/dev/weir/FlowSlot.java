@@ -13,6 +13,9 @@ import org.jspecify.annotations.Nullable;
  * it would count in force), and where it would refuse, its limiter has taken nothing, as for a
  * real refusal, and the call goes on to the next rule, counted as a shadow refusal. A rule in force
  * for real pays one null check of a final field for this.
+ *
+ * <p>The cluster-mode rules that every call meets are decided together, at the place of the first
+ * of them, by one store round trip ({@link ClusterGroup}).
  */
 final class FlowSlot extends Slot {
 
@@ -32,7 +35,17 @@ final class FlowSlot extends Slot {
   @Nullable BlockException entry(Frame entry) {
     FlowRuleSet set = entry.rules.flow;
     FlowRuleState[] states = set.states;
-    for (FlowRuleState state : states) {
+    ClusterGroup group = set.clusterGroup;
+    for (int i = 0; i < states.length; i++) {
+      FlowRuleState state = states[i];
+      if (group != null && group.members[i]) {
+        // The group is decided at its first rule's place, for all its rules at once.
+        BlockException refused = i == group.first ? group.enter(entry) : null;
+        if (refused != null) {
+          return refused;
+        }
+        continue;
+      }
       FlowLimiter limiter = state.select(entry, set.namedOrigins);
       if (limiter == null) {
         continue;

@@ -63,8 +63,53 @@ final class ScriptedClusterStore implements ClusterClient {
     };
   }
 
+  /** Whether {@link #counterOfAll} combines limits (else it answers null, as a store that cannot). */
+  volatile boolean combining;
+  /** The limits of each combined counter made. */
+  final List<List<ClusterLimit>> combined = new CopyOnWriteArrayList<>();
+  /** Round trips of combined counters. */
+  final AtomicInteger combinedAcquires = new AtomicInteger();
+
+  /** All or nothing over the limits' in-memory counts, under one lock; refuses with the first that does not fit. */
+  @Override
+  public ClusterCounter counterOfAll(List<ClusterLimit> limits) {
+    if (!combining) {
+      return null;
+    }
+    combined.add(List.copyOf(limits));
+    List<long[]> all = limits.stream()
+        .map(limit -> counts.computeIfAbsent(List.of(limit.resource(), limit.scope(), limit.interval()), key -> new long[1]))
+        .toList();
+    return permits -> {
+      combinedAcquires.incrementAndGet();
+      int n = acquires.incrementAndGet();
+      if (failing.test(n) || mode == Mode.FAIL) {
+        return CompletableFuture.failedFuture(new IllegalStateException("store failed acquire " + n));
+      }
+      if (mode == Mode.THROW) {
+        throw new IllegalStateException("client broken");
+      }
+      if (mode == Mode.HANG) {
+        CompletableFuture<ClusterDecision> future = new CompletableFuture<>();
+        hanging.add(future);
+        return future;
+      }
+      synchronized (counts) {
+        for (int i = 0; i < all.size(); i++) {
+          if (all.get(i)[0] + permits > limits.get(i).count()) {
+            return CompletableFuture.completedFuture(new ClusterDecision(false, 0, retryAfterMillis, 0, i));
+          }
+        }
+        for (long[] count : all) {
+          count[0] += permits;
+        }
+        return CompletableFuture.completedFuture(new ClusterDecision(true, 0, 0));
+      }
+    };
+  }
+
   private ClusterDecision decide(long[] count, double limit, int permits) {
-    synchronized (count) {
+    synchronized (counts) {
       if (count[0] + permits <= limit) {
         count[0] += permits;
         return new ClusterDecision(true, (long) (limit - count[0]), 0);
@@ -75,7 +120,12 @@ final class ScriptedClusterStore implements ClusterClient {
 
   /** Returns what the store has counted for {@code resource}'s limit of scope {@code all} over 1 s. */
   long counted(String resource) {
-    long[] count = counts.get(List.of(resource, "all", java.time.Duration.ofSeconds(1)));
+    return counted(resource, java.time.Duration.ofSeconds(1));
+  }
+
+  /** Returns what the store has counted for {@code resource}'s limit of scope {@code all} over {@code interval}. */
+  long counted(String resource, java.time.Duration interval) {
+    long[] count = counts.get(List.of(resource, "all", interval));
     return count == null ? 0 : count[0];
   }
 

@@ -1,6 +1,8 @@
 package dev.weir.cluster;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A store that counts cluster-mode flow rules for every instance of an application.
@@ -12,6 +14,18 @@ public interface ClusterClient {
 
   /** Returns the counter of one limit; every instance that asks for an equal limit shares its count. */
   ClusterCounter counter(ClusterLimit limit);
+
+  /**
+   * Returns one counter that decides all of {@code limits} (two or more, of one resource) in one
+   * round trip, all or nothing: permits are counted in every limit when all of them fit, and in
+   * none when one does not; a refusal names the first that did not fit
+   * ({@link ClusterDecision#refusedBy()}) and waits until all would fit. Each limit shares its count
+   * with {@link #counter(ClusterLimit)} of an equal limit. Returns null when the store cannot (the
+   * default): the engine then asks each limit's counter in turn.
+   */
+  default @Nullable ClusterCounter counterOfAll(List<ClusterLimit> limits) {
+    return null;
+  }
 
   /** Starts a round trip to the store that does nothing else; for health checks. Must not block. */
   CompletableFuture<?> ping();

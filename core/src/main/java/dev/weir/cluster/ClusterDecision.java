@@ -9,19 +9,27 @@ package dev.weir.cluster;
  *     when admitted
  * @param stampMicros the store's clock when it decided, in microseconds since the epoch (for an exact
  *     limit, the time the admission was logged at); {@code 0} when the store does not say
+ * @param refusedBy for a counter of several limits ({@link ClusterClient#counterOfAll}) that refused,
+ *     the index of the first limit that did not fit; {@code 0} otherwise
  */
-public record ClusterDecision(boolean admitted, long remaining, long retryAfterMillis, long stampMicros) {
+public record ClusterDecision(boolean admitted, long remaining, long retryAfterMillis, long stampMicros,
+    int refusedBy) {
 
   /** A decision without a time stamp. */
   public ClusterDecision(boolean admitted, long remaining, long retryAfterMillis) {
-    this(admitted, remaining, retryAfterMillis, 0);
+    this(admitted, remaining, retryAfterMillis, 0, 0);
+  }
+
+  /** A decision of one limit. */
+  public ClusterDecision(boolean admitted, long remaining, long retryAfterMillis, long stampMicros) {
+    this(admitted, remaining, retryAfterMillis, stampMicros, 0);
   }
 
   /** Checks the components. */
   public ClusterDecision {
-    if (remaining < 0 || retryAfterMillis < 0 || stampMicros < 0) {
-      throw new IllegalArgumentException("remaining, retryAfterMillis and stampMicros must be >= 0, were " + remaining
-          + ", " + retryAfterMillis + " and " + stampMicros);
+    if (remaining < 0 || retryAfterMillis < 0 || stampMicros < 0 || refusedBy < 0) {
+      throw new IllegalArgumentException("remaining, retryAfterMillis, stampMicros and refusedBy must be >= 0, were "
+          + remaining + ", " + retryAfterMillis + ", " + stampMicros + " and " + refusedBy);
     }
   }
 }

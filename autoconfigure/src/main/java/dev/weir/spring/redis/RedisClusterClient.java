@@ -13,6 +13,7 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -106,6 +107,35 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
     return permits -> decide(RedisScript.SLIDING_WINDOW, keys, permits, count, window, BUCKETS);
   }
 
+  /**
+   * One {@code several-limits.lua} call for all of {@code limits}, all or nothing. Their keys all
+   * carry the resource as hash tag, so they hash to one Redis Cluster slot, as a script's keys must;
+   * limits of different resources are not combined (null).
+   */
+  @Override
+  public @Nullable ClusterCounter counterOfAll(List<ClusterLimit> limits) {
+    if (limits.isEmpty() || limits.stream().map(ClusterLimit::resource).distinct().count() != 1) {
+      return null;
+    }
+    byte[][] keys = new byte[limits.size()][];
+    byte[][] arguments = new byte[4 * limits.size()][];
+    for (int i = 0; i < limits.size(); i++) {
+      ClusterLimit limit = limits.get(i);
+      keys[i] = key(limit).getBytes(StandardCharsets.UTF_8);
+      arguments[4 * i] = ascii(limit.exact() ? "x" : "w");
+      arguments[4 * i + 1] = ascii(limit.exact() ? Long.toString((long) limit.count())
+          : BigDecimal.valueOf(limit.count()).toPlainString());
+      arguments[4 * i + 2] = ascii(Long.toString(limit.interval().toMillis()));
+      arguments[4 * i + 3] = BUCKETS;
+    }
+    return permits -> {
+      byte[][] all = new byte[arguments.length + 1][];
+      all[0] = permits == 1 ? ONE : ascii(Integer.toString(permits));
+      System.arraycopy(arguments, 0, all, 1, arguments.length);
+      return send(RedisScript.SEVERAL_LIMITS, keys, all);
+    };
+  }
+
   @Override
   public String description() {
     return "redis " + describeEndpoint();
@@ -129,6 +159,13 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
   /** Runs {@code script} on {@code keys} with {@code arguments} and then the permits asked for. */
   private CompletableFuture<ClusterDecision> decide(RedisScript script, byte[][] keys, int permits,
       byte[]... arguments) {
+    byte[][] all = Arrays.copyOf(arguments, arguments.length + 1);
+    all[arguments.length] = permits == 1 ? ONE : ascii(Integer.toString(permits));
+    return send(script, keys, all);
+  }
+
+  /** Sends one script call, unless there is no open connection to send it on. */
+  private CompletableFuture<ClusterDecision> send(RedisScript script, byte[][] keys, byte[][] arguments) {
     RedisClusterAsyncCommands<byte[], byte[]> async = commands;
     StatefulConnection<byte[], byte[]> stateful = statefulConnection;
     if (async == null) {
@@ -139,9 +176,7 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
       // caller's deadline: refuse it now instead.
       return CompletableFuture.failedFuture(new IllegalStateException("disconnected from Redis, reconnecting"));
     }
-    byte[][] all = Arrays.copyOf(arguments, arguments.length + 1);
-    all[arguments.length] = permits == 1 ? ONE : ascii(Integer.toString(permits));
-    return new RedisDecision(async, script, keys, all).start();
+    return new RedisDecision(async, script, keys, arguments).start();
   }
 
   /**

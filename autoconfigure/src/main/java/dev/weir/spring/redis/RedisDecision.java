@@ -77,11 +77,13 @@ final class RedisDecision extends CompletableFuture<ClusterDecision>
   }
 
   private static ClusterDecision decision(@Nullable List<Long> reply) {
-    if (reply == null || reply.size() < 3 || reply.size() > 4) {
+    if (reply == null || reply.size() < 3 || reply.size() > 5) {
       throw new IllegalStateException("unexpected reply of the Weir script: " + reply);
     }
-    long stamp = reply.size() == 4 ? Math.max(0L, reply.get(3)) : 0L;
-    return new ClusterDecision(reply.get(0) == 1L, Math.max(0L, reply.get(1)), Math.max(0L, reply.get(2)), stamp);
+    long stamp = reply.size() >= 4 ? Math.max(0L, reply.get(3)) : 0L;
+    int refusedBy = reply.size() == 5 ? (int) Math.max(0L, Math.min(Integer.MAX_VALUE, reply.get(4))) : 0;
+    return new ClusterDecision(reply.get(0) == 1L, Math.max(0L, reply.get(1)), Math.max(0L, reply.get(2)), stamp,
+        refusedBy);
   }
 
   private static Throwable unwrap(Throwable failure) {

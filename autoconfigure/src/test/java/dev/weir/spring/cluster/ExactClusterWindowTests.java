@@ -104,6 +104,65 @@ class ExactClusterWindowTests {
     assertThat(passed.get()).isBetween((long) count * 5, (long) count * 7);
   }
 
+  /**
+   * Two exact cluster rules on one resource, decided in one script call: by Redis time, each holds
+   * its bound over both instances, and Redis ran exactly one ZADD per rule per admitted call (a
+   * permit taken from the first rule when the second refused would be one ZADD more).
+   */
+  @Test
+  void twoRulesOfOneResourceAreDecidedAllOrNothingUnderThreadsOnTwoInstances() throws Exception {
+    Map<String, String> second = Map.of("weir.flow[1].resource", StampingApplication.RESOURCE,
+        "weir.flow[1].count", "12", "weir.flow[1].interval", "1000ms", "weir.flow[1].exact", "true",
+        "weir.flow[1].cluster-mode", "true");
+    ConfigurableApplicationContext a = instance("exact-two", 5, Duration.ofMillis(200), second);
+    ConfigurableApplicationContext b = instance("exact-two", 5, Duration.ofMillis(200), second);
+    StampingApplication.Guarded[] targets = {guarded(a), guarded(b)};
+    AtomicLong passed = new AtomicLong();
+    List<Throwable> unexpected = java.util.Collections.synchronizedList(new ArrayList<>());
+    assertThat(redis.call("CONFIG", "RESETSTAT")).isEqualTo("OK");
+    long end = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+    List<Thread> threads = new ArrayList<>();
+    for (int t = 0; t < 8; t++) {
+      StampingApplication.Guarded target = targets[t % 2];
+      Thread thread = new Thread(() -> {
+        while (System.nanoTime() - end < 0) { // ends at the deadline: each call is bounded by the 2 s timeout
+          try {
+            target.call();
+            passed.incrementAndGet();
+          } catch (FlowException e) {
+            // refused by one of the two rules
+          } catch (RuntimeException | Error e) {
+            unexpected.add(e);
+          }
+        }
+      }, "exact-two-" + t);
+      thread.start();
+      threads.add(thread);
+    }
+    for (Thread thread : threads) {
+      thread.join(30_000);
+      assertThat(thread.isAlive()).isFalse();
+    }
+    long zadds = commandCalls("zadd");
+    long scripts = commandCalls("evalsha") + commandCalls("eval");
+
+    List<Long> stamps = new ArrayList<>(stamps(a));
+    stamps.addAll(stamps(b));
+    System.out.printf("[exact-two] passed %d, stamps %d, most in 200 ms %d, in 1 s %d; ZADD %d, scripts %d%n",
+        passed.get(), stamps.size(), Spans.mostInAnySpan(stamps, 200_000), Spans.mostInAnySpan(stamps, 1_000_000),
+        zadds, scripts);
+    assertThat(unexpected).isEmpty();
+    assertThat(status(a).fallbacks() + status(b).fallbacks()).isZero();
+    assertThat((long) stamps.size()).isEqualTo(passed.get());
+    assertThat(Spans.mostInAnySpan(stamps, 200_000)).isLessThanOrEqualTo(5);
+    assertThat(Spans.mostInAnySpan(stamps, 1_000_000)).isEqualTo(12);
+    assertThat(zadds).as("one ZADD per rule per admitted call").isEqualTo(2 * passed.get());
+    long decisions = status(a).admitted() + status(a).blocked() + status(b).admitted() + status(b).blocked();
+    // One script call per decision for both rules, plus the EVAL after each instance's first
+    // EVALSHA met NOSCRIPT (one or two: the instances may race to load it).
+    assertThat(scripts).as("one script call per decision, for both rules").isBetween(decisions, decisions + 2);
+  }
+
   @Test
   void aRefusalCarriesTheRetryAfterOfTheOldestAdmissionAndTheKeyIsASortedSet() {
     ConfigurableApplicationContext context = instance("exact-retry", 2, Duration.ofSeconds(10));
@@ -127,6 +186,10 @@ class ExactClusterWindowTests {
   }
 
   private ConfigurableApplicationContext instance(String prefix, int count, Duration interval) {
+    return instance(prefix, count, interval, Map.of());
+  }
+
+  private ConfigurableApplicationContext instance(String prefix, int count, Duration interval, Map<String, String> more) {
     Map<String, Object> properties = new LinkedHashMap<>();
     properties.put("spring.main.banner-mode", "off");
     properties.put("spring.data.redis.host", redis.host());
@@ -140,12 +203,23 @@ class ExactClusterWindowTests {
     properties.put("weir.flow[0].interval", interval.toMillis() + "ms");
     properties.put("weir.flow[0].exact", "true");
     properties.put("weir.flow[0].cluster-mode", "true");
+    properties.putAll(more);
     ConfigurableApplicationContext context = new SpringApplicationBuilder(StampingApplication.class)
         .web(WebApplicationType.NONE).properties(properties).run();
     instances.add(context);
     RedisClusterClient client = context.getBean(RedisClusterClient.class);
     ClusterFaults.await("the Redis client connects", client::connected);
     return context;
+  }
+
+  private static long commandCalls(String command) {
+    String info = (String) redis.call("INFO", "commandstats");
+    for (String line : info.split("\r?\n")) {
+      if (line.startsWith("cmdstat_" + command + ":calls=")) {
+        return Long.parseLong(line.substring(("cmdstat_" + command + ":calls=").length(), line.indexOf(',')));
+      }
+    }
+    return 0;
   }
 
   private static StampingApplication.Guarded guarded(ConfigurableApplicationContext context) {

@@ -41,14 +41,17 @@ class StampingApplication {
     return new RedisClusterClient(factory, environment.getProperty("weir.cluster.key-prefix", "weir"));
   }
 
-  /** The engine's client: the Redis client, its admissions' stamps recorded. */
+  /** The engine's client: the Redis client, its admissions' stamps recorded (one per permit). */
   @Bean
   @Primary
   ClusterClient stampingClient(RedisClusterClient redis, Stamps stamps) {
     return new ClusterClient() {
       @Override
       public ClusterCounter counter(ClusterLimit limit) {
-        ClusterCounter counter = redis.counter(limit);
+        return stamped(redis.counter(limit));
+      }
+
+      private ClusterCounter stamped(ClusterCounter counter) {
         return permits -> {
           CompletableFuture<dev.weir.cluster.ClusterDecision> decision = counter.acquire(permits);
           decision.thenAccept(answer -> {
@@ -60,6 +63,12 @@ class StampingApplication {
           });
           return decision; // the engine cancels this one at its deadline, as it would the client's own
         };
+      }
+
+      @Override
+      public ClusterCounter counterOfAll(java.util.List<ClusterLimit> limits) {
+        ClusterCounter counter = redis.counterOfAll(limits);
+        return counter == null ? null : stamped(counter);
       }
 
       @Override

@@ -1,0 +1,140 @@
+-- Weir cluster mode: several limits of one resource decided at once, all or nothing, atomic on the
+-- Redis server. Each limit is decided as sliding-window.lua or exact-window.lua decides it alone
+-- (see there); here nothing is written unless every limit fits.
+--
+-- KEYS[i]  limit i's key: a hash of buckets (kind "w") or a sorted-set log (kind "x"); all keys
+--          carry the resource as hash tag, so they hash to one Redis Cluster slot
+-- ARGV[1]  permits this call asks for
+-- ARGV[2 + 4(i-1) .. 5 + 4(i-1)]  limit i: kind ("w" | "x"), limit, window in ms, buckets ("w" only)
+-- Returns  {admitted (1|0), permits still free (the least over the limits when admitted; the
+--           first refusing limit's when refused), retry-after in ms (0 when admitted; when refused,
+--           the longest over the refusing limits, as the call fits only when all of them do),
+--           Redis time decided at in us (the first exact limit's, which its members carry),
+--           index from 0 of the first limit that refused (0 when admitted)}
+--
+-- Phase one reads every limit and drops what has left its window (buckets, members: dropping them
+-- changes no decision, so it is done whether or not the call is admitted); phase two, only when
+-- every limit fits, counts the permits in every key and sets its expiry.
+local permits = tonumber(ARGV[1])
+local time = redis.call('TIME')
+local clock = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local function int(n)
+  return string.format('%.0f', n)
+end
+
+local function window(key, limit, windowMs, buckets)
+  local now = math.floor(clock / 1000)
+  local width = windowMs / buckets
+  local current = math.floor(now / width)
+  local oldest = current - buckets + 1
+  local fields = redis.call('HGETALL', key)
+  local used, counts, stale = 0, {}, {}
+  for i = 1, #fields, 2 do
+    local bucket = tonumber(fields[i])
+    if bucket < oldest then
+      stale[#stale + 1] = fields[i]
+    else
+      local count = tonumber(fields[i + 1])
+      used = used + count
+      counts[bucket] = count
+    end
+  end
+  if #stale > 0 then
+    redis.call('HDEL', key, unpack(stale))
+  end
+  local d = {stamp = clock}
+  if used + permits <= limit then
+    d.fits = true
+    d.free = math.floor(limit - used - permits)
+    d.commit = function()
+      redis.call('HINCRBY', key, int(current), permits)
+      redis.call('PEXPIRE', key, int(windowMs + width))
+    end
+    return d
+  end
+  d.free = math.max(0, math.floor(limit - used))
+  d.retry = windowMs
+  local excess = used + permits - limit
+  local leaving = 0
+  for bucket = oldest, current do
+    local count = counts[bucket]
+    if count then
+      leaving = leaving + count
+      if leaving >= excess then
+        d.retry = (bucket + buckets) * width - now
+        break
+      end
+    end
+  end
+  return d
+end
+
+local function exact(key, limit, windowMs)
+  local span = windowMs * 1000
+  local now = clock
+  local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+  if #newest == 2 and tonumber(newest[2]) > now then
+    now = tonumber(newest[2])
+  end
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', int(now - span))
+  local size = redis.call('ZCARD', key)
+  local d = {stamp = now}
+  if permits <= limit and size + permits <= limit then
+    d.fits = true
+    d.free = limit - size - permits
+    d.commit = function()
+      local same = redis.call('ZCOUNT', key, int(now), int(now))
+      local args = {}
+      for i = 0, permits - 1 do
+        args[#args + 1] = int(now)
+        args[#args + 1] = int(now) .. ':' .. int(same + i)
+      end
+      redis.call('ZADD', key, unpack(args))
+      redis.call('PEXPIRE', key, int(windowMs + math.ceil((now - clock) / 1000)))
+    end
+    return d
+  end
+  d.free = math.max(0, limit - size)
+  if permits > limit then
+    d.retry = windowMs
+  else
+    local rank = size + permits - limit - 1
+    local blocking = redis.call('ZRANGE', key, rank, rank, 'WITHSCORES')
+    d.retry = math.max(1, math.ceil((tonumber(blocking[2]) + span - now) / 1000))
+  end
+  return d
+end
+
+local decisions = {}
+local refusedBy = -1
+local retry = 0
+local stamp = nil
+for i = 1, #KEYS do
+  local at = 2 + 4 * (i - 1)
+  local kind, limit, windowMs = ARGV[at], tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2])
+  local d
+  if kind == 'x' then
+    d = exact(KEYS[i], limit, windowMs)
+    stamp = stamp or d.stamp
+  else
+    d = window(KEYS[i], limit, windowMs, tonumber(ARGV[at + 3]))
+  end
+  decisions[i] = d
+  if not d.fits then
+    if refusedBy < 0 then
+      refusedBy = i - 1
+    end
+    retry = math.max(retry, d.retry)
+  end
+end
+stamp = stamp or clock
+
+if refusedBy >= 0 then
+  return {0, decisions[refusedBy + 1].free, retry, stamp, refusedBy}
+end
+local free = nil
+for i = 1, #KEYS do
+  decisions[i].commit()
+  free = free and math.min(free, decisions[i].free) or decisions[i].free
+end
+return {1, free, 0, stamp, 0}

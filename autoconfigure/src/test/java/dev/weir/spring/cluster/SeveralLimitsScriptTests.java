@@ -1,0 +1,153 @@
+package dev.weir.spring.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.spring.test.RedisServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The script that decides several limits of one resource at once, on a real {@code redis-server}:
+ * all or nothing, which limit refused, the retry-after of the slowest, and the same counts as the
+ * one-limit scripts keep in the same keys.
+ */
+@Timeout(30)
+class SeveralLimitsScriptTests {
+
+  private static RedisServer redis;
+  private static String script;
+  private static String slidingWindow;
+  private static String exactWindow;
+  private static final AtomicInteger KEYS = new AtomicInteger();
+
+  @BeforeAll
+  static void start() throws IOException {
+    redis = RedisServer.start();
+    script = read("several-limits.lua");
+    slidingWindow = read("sliding-window.lua");
+    exactWindow = read("exact-window.lua");
+  }
+
+  @AfterAll
+  static void stop() {
+    if (redis != null) {
+      redis.close();
+    }
+  }
+
+  @Test
+  void aCallRefusedByTheSecondLimitTakesNothingFromTheFirst() {
+    String window = windowKey();
+    String exact = exactKey();
+    List<Object> limits = List.of("w", "5", "10000", "10", "x", "2", "10000", "10");
+    assertThat(decide(1, List.of(window, exact), limits).subList(0, 3)).containsExactly(1L, 1L, 0L);
+    List<Long> second = decide(1, List.of(window, exact), limits);
+    assertThat(second.subList(0, 3)).containsExactly(1L, 0L, 0L);
+    List<Long> refused = decide(1, List.of(window, exact), limits);
+    assertThat(refused.get(0)).isZero();
+    assertThat(refused.get(4)).as("refused by the second limit").isEqualTo(1L);
+    assertThat(refused.get(1)).as("the refusing limit's free permits").isZero();
+    assertThat(refused.get(2)).isBetween(9_000L, 10_000L);
+    assertThat(hashSum(window)).as("the first limit counted the two admissions only").isEqualTo(2);
+    assertThat(redis.call("ZCARD", exact)).isEqualTo(2L);
+    // The exact limit's members carry the time the script returned.
+    assertThat(redis.call("ZSCORE", exact, second.get(3) + ":0")).isEqualTo(Long.toString(second.get(3)));
+  }
+
+  @Test
+  void aRefusalByTheFirstLimitWritesNoKeyAndRetryAfterIsTheSlowestRefusers() {
+    String window = windowKey();
+    String exact = exactKey();
+    long now = redisMicros();
+    redis.call("ZADD", exact, Long.toString(now - 2_000_000), "seeded:0"); // leaves 8 s from now
+    List<Long> refused = decide(1, List.of(window, exact), List.of("w", "0", "10000", "10", "x", "1", "10000", "10"));
+    assertThat(refused.get(0)).isZero();
+    assertThat(refused.get(4)).isZero();
+    // The bucketed limit of 0 never fits: a window; the exact one would fit in 8 s: the longer wins.
+    assertThat(refused.get(2)).isEqualTo(10_000L);
+    assertThat(redis.call("EXISTS", window)).isEqualTo(0L);
+    assertThat(redis.call("ZCARD", exact)).isEqualTo(1L);
+
+    String other = exactKey();
+    redis.call("ZADD", other, Long.toString(now - 2_000_000), "seeded:0");
+    List<Long> onlyExact = decide(1, List.of(windowKey(), other), List.of("w", "9", "10000", "10", "x", "1", "10000", "10"));
+    assertThat(onlyExact.get(2)).isEqualTo((now - 2_000_000 + 10_000_000 - onlyExact.get(3) + 999) / 1000);
+  }
+
+  @Test
+  void countsInTheSameKeysAsTheOneLimitScripts() {
+    String window = windowKey();
+    String exact = exactKey();
+    redis.call("EVAL", slidingWindow, "1", window, "3", "10000", "10", "2");
+    redis.call("EVAL", exactWindow, "1", exact, "3", "10000", "1");
+    List<Object> limits = List.of("w", "3", "10000", "10", "x", "3", "10000", "10");
+    assertThat(decide(1, List.of(window, exact), limits).subList(0, 3)).containsExactly(1L, 0L, 0L);
+    assertThat(decide(1, List.of(window, exact), limits).get(4)).isZero(); // the window is full first
+    assertThat(hashSum(window)).isEqualTo(3);
+    assertThat(redis.call("ZCARD", exact)).isEqualTo(2L);
+    assertThat((Long) redis.call("PTTL", window)).isBetween(1L, 11_000L);
+    assertThat((Long) redis.call("PTTL", exact)).isBetween(1L, 10_000L);
+  }
+
+  @Test
+  void severalPermitsFitOnlyWhereAllFit() {
+    String a = exactKey();
+    String b = exactKey();
+    List<Object> limits = List.of("x", "10", "10000", "10", "x", "4", "10000", "10");
+    assertThat(decide(3, List.of(a, b), limits).subList(0, 2)).containsExactly(1L, 1L);
+    assertThat(decide(2, List.of(a, b), limits).get(0)).isZero();
+    assertThat(decide(1, List.of(a, b), limits).get(0)).isEqualTo(1L);
+    assertThat(redis.call("ZCARD", a)).isEqualTo(4L);
+    assertThat(redis.call("ZCARD", b)).isEqualTo(4L);
+  }
+
+  private static String read(String name) throws IOException {
+    try (InputStream in = SeveralLimitsScriptTests.class.getResourceAsStream("/dev/weir/spring/redis/" + name)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  private static String windowKey() {
+    return "several:{r}:flow:all:" + KEYS.incrementAndGet() + ":10000ms";
+  }
+
+  private static String exactKey() {
+    return "several:{r}:exact:all:" + KEYS.incrementAndGet() + ":10000ms";
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<Long> decide(int permits, List<String> keys, List<Object> limits) {
+    List<String> arguments = new ArrayList<>();
+    arguments.add("EVAL");
+    arguments.add(script);
+    arguments.add(Integer.toString(keys.size()));
+    arguments.addAll(keys);
+    arguments.add(Integer.toString(permits));
+    limits.forEach(limit -> arguments.add(limit.toString()));
+    return (List<Long>) redis.call(arguments.toArray(String[]::new));
+  }
+
+  private static long hashSum(String key) {
+    @SuppressWarnings("unchecked")
+    List<Object> fields = (List<Object>) redis.call("HGETALL", key);
+    long sum = 0;
+    for (int i = 1; i < fields.size(); i += 2) {
+      sum += Long.parseLong((String) fields.get(i));
+    }
+    return sum;
+  }
+
+  private static long redisMicros() {
+    @SuppressWarnings("unchecked")
+    List<Object> time = (List<Object>) redis.call("TIME");
+    return Long.parseLong((String) time.get(0)) * 1_000_000 + Long.parseLong((String) time.get(1));
+  }
+}
