@@ -7,6 +7,7 @@ import static dev.weir.spring.cluster.ClusterFaults.awaitStoreAdmits;
 import static dev.weir.spring.cluster.ClusterFaults.guarded;
 import static dev.weir.spring.cluster.ClusterFaults.millis;
 import static dev.weir.spring.cluster.ClusterFaults.props;
+import static dev.weir.spring.cluster.ClusterFaults.shape;
 import static dev.weir.spring.cluster.ClusterFaults.scriptSha;
 import static dev.weir.spring.cluster.ClusterFaults.start;
 import static dev.weir.spring.cluster.ClusterFaults.status;
@@ -37,18 +38,18 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 class ClusterFaultRecoveryTests extends WithRedisServer {
 
-  @ParameterizedTest(name = "exact: {0}")
-  @ValueSource(booleans = {false, true})
-  void scriptFlushIsAnsweredByEvalAndLeavesTheCountAndTheDecisionsToRedis(boolean exact) {
+  @ParameterizedTest(name = "rules: {0}")
+  @ValueSource(strings = {"window", "exact", "two"})
+  void scriptFlushIsAnsweredByEvalAndLeavesTheCountAndTheDecisionsToRedis(String shape) {
     // A generous deadline and deny: a decision Redis did not make in time refuses and is counted as a fallback.
-    ConfigurableApplicationContext context = start(redis.port(), props("weir.flow[0].exact", Boolean.toString(exact),
+    ConfigurableApplicationContext context = start(redis.port(), shape(shape,
         "weir.cluster.timeout", "2s", "weir.cluster.fallback", "deny",
         "weir.flow[0].count", "7", "weir.flow[0].interval", "10s"));
     try {
       ClusterFaultApplication.Guarded guarded = guarded(context);
       ClusterStatus status = status(context);
       awaitConnected(context);
-      String sha = scriptSha(exact);
+      String sha = scriptSha(shape, true);
       assertThat(redis.call("SCRIPT", "EXISTS", sha)).as("a new Redis has no script").isEqualTo(List.of(0L));
       Counts initial = Counts.of(status);
 
@@ -76,10 +77,10 @@ class ClusterFaultRecoveryTests extends WithRedisServer {
     }
   }
 
-  @ParameterizedTest(name = "exact: {0}")
-  @ValueSource(booleans = {false, true})
-  void aRestartedRedisWithoutPersistenceCountsFromZero(boolean exact) {
-    ConfigurableApplicationContext context = start(redis.port(), props("weir.flow[0].exact", Boolean.toString(exact),
+  @ParameterizedTest(name = "rules: {0}")
+  @ValueSource(strings = {"window", "exact", "two"})
+  void aRestartedRedisWithoutPersistenceCountsFromZero(String shape) {
+    ConfigurableApplicationContext context = start(redis.port(), shape(shape,
         "weir.cluster.timeout", "2s", "weir.cluster.fallback", "deny",
         "weir.flow[0].count", "5", "weir.flow[0].interval", "10s"));
     try {

@@ -6,6 +6,7 @@ import static dev.weir.spring.cluster.ClusterFaults.awaitStoreAdmits;
 import static dev.weir.spring.cluster.ClusterFaults.guarded;
 import static dev.weir.spring.cluster.ClusterFaults.millis;
 import static dev.weir.spring.cluster.ClusterFaults.props;
+import static dev.weir.spring.cluster.ClusterFaults.shape;
 import static dev.weir.spring.cluster.ClusterFaults.start;
 import static dev.weir.spring.cluster.ClusterFaults.status;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,7 +33,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * timing: no call throws anything but the rule's {@code FlowException}, no call takes longer than
  * the deadline and a margin for a busy machine, every decision is counted once (by the store or by
  * the fallback), the breaker keeps most calls away from a dead Redis, and Redis decides again once
- * it is back. Each drill runs for the bucketed window and for an exact window (its own script).
+ * it is back. Each drill runs for each rule shape of {@link ClusterFaults#SHAPES}, each decided by its own script.
  */
 class ClusterFaultTests extends WithRedisServer {
 
@@ -40,12 +41,11 @@ class ClusterFaultTests extends WithRedisServer {
   private static final Duration OPEN = Duration.ofMillis(200);
 
 
-  @ParameterizedTest(name = "exact: {0}")
-  @ValueSource(booleans = {false, true})
-  void redisKilledMidRunFallsBackToTheLocalLimiterWithinTheDeadlineAndRecoversAfterARestart(boolean exact) {
+  @ParameterizedTest(name = "rules: {0}")
+  @ValueSource(strings = {"window", "exact", "two"})
+  void redisKilledMidRunFallsBackToTheLocalLimiterWithinTheDeadlineAndRecoversAfterARestart(String shape) {
     int count = 50;
-    ConfigurableApplicationContext context = start(redis.port(), props("weir.flow[0].count", Integer.toString(count),
-        "weir.flow[0].exact", Boolean.toString(exact)));
+    ConfigurableApplicationContext context = start(redis.port(), shape(shape, "weir.flow[0].count", Integer.toString(count)));
     Load load = null;
     try {
       ClusterFaultApplication.Guarded guarded = guarded(context);
@@ -119,11 +119,11 @@ class ClusterFaultTests extends WithRedisServer {
     }
   }
 
-  @ParameterizedTest(name = "exact: {0}")
-  @ValueSource(booleans = {false, true})
-  void redisFrozenForTwoSecondsCostsNoWaitBeyondTheDeadlineNoThreadAndNoMoreThanMaxInFlight(boolean exact) {
+  @ParameterizedTest(name = "rules: {0}")
+  @ValueSource(strings = {"window", "exact", "two"})
+  void redisFrozenForTwoSecondsCostsNoWaitBeyondTheDeadlineNoThreadAndNoMoreThanMaxInFlight(String shape) {
     int maxInFlight = 8;
-    ConfigurableApplicationContext context = start(redis.port(), props("weir.flow[0].exact", Boolean.toString(exact),
+    ConfigurableApplicationContext context = start(redis.port(), shape(shape,
         "weir.cluster.max-in-flight", Integer.toString(maxInFlight),
         "weir.flow[0].count", "100"));
     Load load = null;

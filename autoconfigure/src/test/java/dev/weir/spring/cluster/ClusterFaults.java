@@ -139,9 +139,39 @@ final class ClusterFaults {
     return scriptSha("sliding-window.lua");
   }
 
-  /** The SHA-1 of the script a rule uses: {@code exact-window.lua} when {@code exact}, else the sliding window's. */
-  static String scriptSha(boolean exact) {
-    return scriptSha(exact ? "exact-window.lua" : "sliding-window.lua");
+  /**
+   * The rule shapes every fault drill runs with, each decided by its own script: {@code window} (one
+   * bucketed rule, {@code sliding-window.lua}), {@code exact} (one exact rule, {@code exact-window.lua}),
+   * {@code two} (the bucketed rule and a second, generous, per-minute exact rule on the same
+   * resource, decided together by {@code several-limits.lua}).
+   */
+  static final String[] SHAPES = {"window", "exact", "two"};
+
+  /** The properties of {@code shape} (see {@link #SHAPES}) added to the rule {@code weir.flow[0]}. */
+  static Map<String, String> shape(String shape, String... more) {
+    Map<String, String> map = props(more);
+    switch (shape) {
+      case "window" -> { }
+      case "exact" -> map.put("weir.flow[0].exact", "true");
+      case "two" -> {
+        map.put("weir.flow[1].resource", ClusterFaultApplication.RESOURCE);
+        map.put("weir.flow[1].count", "10000");
+        map.put("weir.flow[1].interval", "1m");
+        map.put("weir.flow[1].exact", "true");
+        map.put("weir.flow[1].cluster-mode", "true");
+      }
+      default -> throw new IllegalArgumentException(shape);
+    }
+    return map;
+  }
+
+  /** The SHA-1 of the script that decides {@code shape}. */
+  static String scriptSha(String shape, boolean byShape) {
+    return scriptSha(switch (shape) {
+      case "exact" -> "exact-window.lua";
+      case "two" -> "several-limits.lua";
+      default -> "sliding-window.lua";
+    });
   }
 
   /** The SHA-1 Redis names the script {@code name} by, computed from the script on the classpath. */
