@@ -2,7 +2,9 @@ package dev.weir;
 
 import dev.weir.cluster.ClusterCounter;
 import dev.weir.cluster.ClusterDecision;
+import dev.weir.cluster.ClusterFallback;
 import dev.weir.cluster.ClusterLimit;
+import java.util.function.DoubleFunction;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -13,6 +15,11 @@ import java.util.concurrent.TimeUnit;
  * <p>Permits counted in the store are not given back when a later rule refuses the same call: that
  * would be one more store command per refusal, and a store that counts a refused call only errs on
  * the safe side. Permits taken from the local limiter are refunded as usual.
+ *
+ * <p>The {@code share} fallback asks a local limiter of this instance's share of the count, made
+ * for the live-instance count last seen and made again (keeping the window's state where the
+ * limiter can, {@link FlowLimiter#withCount}) when that count changes. A call holds the limiter
+ * that admitted it, so a refund after a change reaches the right one.
  */
 final class ClusterFlowLimiter extends FlowLimiter {
 
@@ -23,12 +30,54 @@ final class ClusterFlowLimiter extends FlowLimiter {
   final ClusterLimit limit;
   private final ClusterCounter counter;
   final FlowLimiter local;
+  private final DoubleFunction<FlowLimiter> localOfCount;
+  /** The share fallback's limiter and the live-instance count it was made for; replaced together. */
+  private volatile Share share;
 
-  ClusterFlowLimiter(ClusterGuard guard, ClusterLimit limit, FlowLimiter local) {
+  private record Share(int instances, FlowLimiter limiter) {
+  }
+
+  /**
+   * @param local the local limiter of the rule's own count
+   * @param localOfCount makes a local limiter of the rule with another count (the share fallback)
+   */
+  ClusterFlowLimiter(ClusterGuard guard, ClusterLimit limit, FlowLimiter local, DoubleFunction<FlowLimiter> localOfCount) {
     this.guard = guard;
     this.limit = limit;
     this.counter = guard.client.counter(limit);
     this.local = local;
+    this.localOfCount = localOfCount;
+    this.share = new Share(1, local);
+  }
+
+  /** This instance's share of {@code count} among {@code instances}: see {@link dev.weir.cluster.ClusterFallback#SHARE}. */
+  static double shareOf(double count, int instances) {
+    if (count < 1) {
+      return 0;
+    }
+    return Math.max(1, Math.floor(count / Math.max(1, instances)));
+  }
+
+  /** The local limiter the fallback asks: the rule's own ({@code local}), or this instance's share ({@code share}). */
+  FlowLimiter fallbackLimiter() {
+    if (guard.fallback != ClusterFallback.SHARE) {
+      return local;
+    }
+    int instances = Math.max(1, guard.client.liveInstances());
+    Share current = share;
+    if (current.instances() == instances) {
+      return current.limiter();
+    }
+    synchronized (this) {
+      current = share;
+      if (current.instances() != instances) {
+        double count = instances == 1 ? limit.count() : shareOf(limit.count(), instances);
+        FlowLimiter carried = current.limiter().withCount(count);
+        current = new Share(instances, carried != null ? carried : localOfCount.apply(count));
+        share = current;
+      }
+      return current.limiter();
+    }
   }
 
   @Override
@@ -47,16 +96,28 @@ final class ClusterFlowLimiter extends FlowLimiter {
       return decision.admitted() ? STORE_TOKEN : refused(TimeUnit.MILLISECONDS.toNanos(decision.retryAfterMillis()));
     }
     return switch (guard.fallback) {
-      case LOCAL -> waits ? local.tryAcquire(permits, now) : local.tryAcquireWithoutWaiting(permits, now);
+      case LOCAL, SHARE -> fallback(permits, now, waits);
       case ALLOW -> STORE_TOKEN;
       case DENY -> refused(0);
     };
   }
 
+  /**
+   * Asks the fallback's local limiter. A refund goes to the current one, which may have replaced
+   * the limiter that admitted (the live-instance count changed in between). That is sound for the
+   * limiters a cluster rule falls back to: a {@link WindowLimiter} made by {@code withCount} shares
+   * its predecessor's buckets, which the token names (a token of a bucket that has moved on is
+   * ignored), and an {@link ExactLimiter} refunds nothing.
+   */
+  private long fallback(int permits, long now, boolean waits) {
+    FlowLimiter limiter = fallbackLimiter();
+    return waits ? limiter.tryAcquire(permits, now) : limiter.tryAcquireWithoutWaiting(permits, now);
+  }
+
   @Override
   void refund(int permits, long token) {
     if (token != STORE_TOKEN) {
-      local.refund(permits, token);
+      fallbackLimiter().refund(permits, token);
     }
   }
 }

@@ -21,8 +21,8 @@ import org.jspecify.annotations.Nullable;
  * {@code limit-app: other} rule and a rule in shadow mode are decided alone, as before.
  *
  * <p>The decision is one {@link ClusterGuard} decision (counted once in {@link ClusterStatus}). When
- * the store cannot answer, the fallback decides rule by rule in their order: {@code local} asks each
- * rule's local limiter and holds what it admits (the engine refunds them when a later rule
+ * the store cannot answer, the fallback decides rule by rule in their order: {@code local} (or
+ * {@code share}) asks each rule's local limiter (or share limiter) and holds what it admits (the engine refunds them when a later rule
  * refuses), {@code allow} admits, {@code deny} refuses with the first rule.
  */
 final class ClusterGroup {
@@ -102,7 +102,7 @@ final class ClusterGroup {
       }
       default -> {
         for (int i = 0; i < limiters.length; i++) {
-          FlowLimiter local = limiters[i].local;
+          FlowLimiter local = limiters[i].fallbackLimiter();
           long result = local.tryAcquire(permits, now);
           if (result < 0) {
             return new FlowException(entry.resource, rules[i], FlowLimiter.retryAfterNanos(result));

@@ -32,6 +32,14 @@ public final class ClusterStatus {
     return guard.client.ping();
   }
 
+  /**
+   * Returns the live instances the store last reported ({@link dev.weir.cluster.ClusterClient#liveInstances()});
+   * 0 when unknown.
+   */
+  public int liveInstances() {
+    return guard.client.liveInstances();
+  }
+
   /** Returns the options in force. */
   public ClusterOptions options() {
     return options;

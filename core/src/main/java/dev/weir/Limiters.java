@@ -42,7 +42,7 @@ final class Limiters {
     }
     String chain = rule.strategy() == FlowStrategy.CHAIN ? "chain=" + rule.refResource() + "," : "";
     ClusterLimit limit = new ClusterLimit(rule.resource(), chain + scope, rule.count(), rule.interval(), rule.exact());
-    return new ClusterFlowLimiter(cluster, limit, local);
+    return new ClusterFlowLimiter(cluster, limit, local, count -> localFlow(rule.toBuilder().count(count).build()));
   }
 
   private FlowLimiter localFlow(FlowRule rule) {

@@ -35,6 +35,8 @@ final class ScriptedClusterStore implements ClusterClient {
   /** Acquires (numbered from 1) that fail whatever the mode. */
   volatile IntPredicate failing = n -> false;
   volatile long retryAfterMillis = 250;
+  /** What {@link #liveInstances()} answers, as a store that instances announce themselves to would. */
+  volatile int liveInstances;
 
   final List<ClusterLimit> limits = new CopyOnWriteArrayList<>();
   final AtomicInteger acquires = new AtomicInteger();
@@ -132,6 +134,11 @@ final class ScriptedClusterStore implements ClusterClient {
   /** Futures of HANG mode not yet completed or cancelled. */
   long outstanding() {
     return hanging.stream().filter(future -> !future.isDone()).count();
+  }
+
+  @Override
+  public int liveInstances() {
+    return liveInstances;
   }
 
   @Override

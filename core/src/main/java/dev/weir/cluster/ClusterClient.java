@@ -27,6 +27,16 @@ public interface ClusterClient {
     return null;
   }
 
+  /**
+   * Returns how many instances of the application the store last reported alive (instances
+   * announce themselves to it), or {@code 0} when this client has not learned it (it does not
+   * announce, or never reached the store). Must not block: the last count seen, kept while the
+   * store fails. The {@link ClusterFallback#SHARE} fallback divides counts by it.
+   */
+  default int liveInstances() {
+    return 0;
+  }
+
   /** Starts a round trip to the store that does nothing else; for health checks. Must not block. */
   CompletableFuture<?> ping();
 

@@ -168,7 +168,7 @@ public final class WeirPropertiesValidator {
     positive(at + "timeout", cluster.getTimeout(), ClusterOptions.MAX_TIMEOUT, "1m", out);
     positive(at + "open-duration", cluster.getOpenDuration(), ClusterOptions.MAX_OPEN_DURATION, "1d", out);
     if (cluster.getFallback() == null) {
-      out.add(new RuleViolation(at + "fallback", "must be local, allow or deny"));
+      out.add(new RuleViolation(at + "fallback", "must be local, share, allow or deny"));
     }
     if (cluster.getFailureThreshold() < 1) {
       out.add(new RuleViolation(at + "failure-threshold", "must be at least 1, was " + cluster.getFailureThreshold()));

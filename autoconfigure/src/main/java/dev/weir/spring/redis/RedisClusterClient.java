@@ -4,6 +4,8 @@ import dev.weir.cluster.ClusterClient;
 import dev.weir.cluster.ClusterCounter;
 import dev.weir.cluster.ClusterDecision;
 import dev.weir.cluster.ClusterLimit;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
@@ -14,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -41,6 +44,12 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * Lettuce never sends it later to the Redis that comes back. Every key of a resource carries the resource as its hash tag, so all of them live
  * on one Redis Cluster slot.
  *
+ * <p>With {@code announce} (the {@code share} fallback), the client also announces its instance:
+ * every {@link #HEARTBEAT} it adds its id to the sorted set {@code <prefix>:instances}, scored by
+ * Redis time, drops ids silent for {@link #INSTANCE_TTL}, and keeps the number of live ids it was
+ * answered ({@link #liveInstances()}), which stays as it was while Redis fails. Closing the client
+ * removes its id.
+ *
  * <p>Nothing here blocks a caller: commands are asynchronous on Lettuce's shared connection, and the
  * connection is opened on a background thread (at construction, then once a second until it opens),
  * so a Redis that is down at startup costs decisions a fallback, never a wait. Deadlines,
@@ -57,6 +66,12 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
   static final String SHA = RedisScript.SLIDING_WINDOW.sha;
 
   private static final Duration RETRY = Duration.ofSeconds(1);
+
+  /** How often an announcing instance tells Redis it is alive. */
+  public static final Duration HEARTBEAT = Duration.ofSeconds(1);
+
+  /** How long after its last heartbeat an instance still counts as live: three heartbeats. */
+  public static final Duration INSTANCE_TTL = HEARTBEAT.multipliedBy(3);
   private static final byte[] ONE = ascii("1");
   private static final byte[] BUCKETS = ascii(Integer.toString(ClusterLimit.BUCKETS));
 
@@ -67,6 +82,11 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
   private volatile @Nullable RedisConnection connection;
   private volatile @Nullable StatefulConnection<byte[], byte[]> statefulConnection;
   private volatile boolean closed;
+  private final boolean announce;
+  private final byte[][] instancesKey;
+  private final byte[] instanceId = ascii(UUID.randomUUID().toString());
+  private volatile int liveInstances;
+  private volatile @Nullable RedisFuture<Long> heartbeat;
   private int failedConnects; // connector thread only
 
   /**
@@ -76,11 +96,24 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
    * @param keyPrefix the first part of every key, without braces
    */
   public RedisClusterClient(LettuceConnectionFactory connectionFactory, String keyPrefix) {
+    this(connectionFactory, keyPrefix, false);
+  }
+
+  /**
+   * Creates the client and starts connecting in the background.
+   *
+   * @param connectionFactory the application's Lettuce connection factory
+   * @param keyPrefix the first part of every key, without braces
+   * @param announce whether this instance announces itself (the {@code share} fallback needs it)
+   */
+  public RedisClusterClient(LettuceConnectionFactory connectionFactory, String keyPrefix, boolean announce) {
     if (keyPrefix.isBlank() || keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
       throw new IllegalArgumentException("keyPrefix must be non-blank and without braces, was '" + keyPrefix + "'");
     }
     this.connectionFactory = connectionFactory;
     this.keyPrefix = keyPrefix;
+    this.announce = announce;
+    this.instancesKey = new byte[][] {(keyPrefix + ":instances").getBytes(StandardCharsets.UTF_8)};
     this.connector = Executors.newSingleThreadScheduledExecutor(task -> {
       Thread thread = new Thread(task, "weir-redis-connect");
       thread.setDaemon(true);
@@ -151,6 +184,41 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
     return async.ping().toCompletableFuture();
   }
 
+  /** Returns the live instances Redis last counted, this one included; 0 before the first answer or without announcing. */
+  @Override
+  public int liveInstances() {
+    return liveInstances;
+  }
+
+  /**
+   * One heartbeat, on the connector thread, never waited for: a heartbeat still unanswered at the
+   * next one is cancelled, so none pile up while Redis hangs, and none is buffered while the
+   * connection is down.
+   */
+  private void heartbeat() {
+    RedisClusterAsyncCommands<byte[], byte[]> async = commands;
+    StatefulConnection<byte[], byte[]> stateful = statefulConnection;
+    if (closed || async == null || (stateful != null && !stateful.isOpen())) {
+      return;
+    }
+    RedisFuture<Long> previous = heartbeat;
+    if (previous != null && !previous.isDone()) {
+      previous.cancel(false);
+    }
+    try {
+      RedisFuture<Long> sent = async.eval(RedisScript.ANNOUNCE.bytes, ScriptOutputType.INTEGER, instancesKey,
+          instanceId, ascii(Long.toString(INSTANCE_TTL.toMillis())));
+      heartbeat = sent;
+      sent.whenComplete((count, failure) -> {
+        if (failure == null && count != null && count > 0) {
+          liveInstances = (int) Math.min(count, Integer.MAX_VALUE);
+        }
+      });
+    } catch (RuntimeException e) {
+      // Redis or the connection failed: keep the last count; the next heartbeat tries again.
+    }
+  }
+
   /** Returns whether a connection has been opened (Lettuce reconnects it by itself after that). */
   public boolean connected() {
     return commands != null;
@@ -202,6 +270,9 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
               : null;
       commands = async;
       LOG.log(Level.INFO, "Weir cluster mode connected to {0}", description());
+      if (announce) {
+        connector.scheduleAtFixedRate(this::heartbeat, 0, HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
+      }
     } catch (RuntimeException e) {
       if (failedConnects++ == 0) {
         LOG.log(Level.WARNING, "Weir cluster mode could not connect to {0}: {1}; cluster-mode rules use their "
@@ -226,6 +297,14 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
   public void close() {
     closed = true;
     connector.shutdownNow();
+    RedisClusterAsyncCommands<byte[], byte[]> async = commands;
+    if (announce && async != null) {
+      try {
+        async.zrem(instancesKey[0], instanceId); // not waited for: the others drop it after INSTANCE_TTL anyway
+      } catch (RuntimeException e) {
+        // best effort
+      }
+    }
     commands = null;
     statefulConnection = null;
     RedisConnection opened = connection;

@@ -12,6 +12,7 @@ final class RedisScript {
   static final RedisScript SLIDING_WINDOW = load("sliding-window.lua");
   static final RedisScript EXACT_WINDOW = load("exact-window.lua");
   static final RedisScript SEVERAL_LIMITS = load("several-limits.lua");
+  static final RedisScript ANNOUNCE = load("announce.lua");
 
   final byte[] bytes;
   final String sha;

@@ -317,7 +317,7 @@ class WeirPropertiesValidatorTests {
       properties.getCluster().setMaxInFlight(0);
       properties.getCluster().setFallback(null);
       assertThat(violations()).containsExactly(
-          "weir.cluster.fallback: must be local, allow or deny",
+          "weir.cluster.fallback: must be local, share, allow or deny",
           "weir.cluster.failure-threshold: must be at least 1, was 0",
           "weir.cluster.max-in-flight: must be at least 1, was 0");
     }

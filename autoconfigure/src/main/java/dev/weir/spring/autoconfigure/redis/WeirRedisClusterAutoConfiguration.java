@@ -50,6 +50,7 @@ public final class WeirRedisClusterAutoConfiguration {
       // WeirPropertiesValidator reports it with every other problem; a valid stand-in keeps this bean.
       prefix = "weir";
     }
-    return new RedisClusterClient(lettuce, prefix);
+    return new RedisClusterClient(lettuce, prefix,
+        properties.getCluster().getFallback() == dev.weir.cluster.ClusterFallback.SHARE);
   }
 }
