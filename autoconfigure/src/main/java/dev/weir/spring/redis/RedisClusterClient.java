@@ -285,6 +285,12 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
   }
 
   private String describeEndpoint() {
+    if (connectionFactory.isRedisSentinelAware() && connectionFactory.getSentinelConfiguration() != null) {
+      var sentinel = connectionFactory.getSentinelConfiguration();
+      return "sentinel master " + (sentinel.getMaster() == null ? "?" : sentinel.getMaster().getName()) + " via "
+          + sentinel.getSentinels().stream().map(node -> node.getHost() + ":" + node.getPort())
+              .collect(Collectors.joining(","));
+    }
     if (connectionFactory.isClusterAware()) {
       return "cluster " + connectionFactory.getClusterConfiguration().getClusterNodes().stream()
           .map(node -> node.getHost() + ":" + node.getPort()).collect(Collectors.joining(","));

@@ -414,6 +414,11 @@ public final class RedisServer implements AutoCloseable {
   }
 
   private Object call(int timeoutMillis, String... args) throws IOException {
+    return call(port, timeoutMillis, args);
+  }
+
+  /** Sends one command to any Redis process on the loopback {@code port} (a sentinel, say), as {@link #call(String...)}. */
+  static Object call(int port, int timeoutMillis, String... args) throws IOException {
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress(HOST, port), timeoutMillis);
       socket.setSoTimeout(timeoutMillis);
@@ -511,7 +516,7 @@ public final class RedisServer implements AutoCloseable {
     }
   }
 
-  private static int freePort() {
+  static int freePort() {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
       return socket.getLocalPort();
     } catch (IOException e) {
@@ -520,7 +525,7 @@ public final class RedisServer implements AutoCloseable {
   }
 
   /** {@code <build dir>/redis-server}: the build dir holds the test classes folder. */
-  private static Path logDirectory() {
+  static Path logDirectory() {
     try {
       Path classes =
           Path.of(RedisServer.class.getProtectionDomain().getCodeSource().getLocation().toURI());

@@ -1,0 +1,141 @@
+package dev.weir.spring.cluster;
+
+import static dev.weir.spring.cluster.ClusterFaults.MARGIN;
+import static dev.weir.spring.cluster.ClusterFaults.awaitConnected;
+import static dev.weir.spring.cluster.ClusterFaults.awaitStoreAdmits;
+import static dev.weir.spring.cluster.ClusterFaults.guarded;
+import static dev.weir.spring.cluster.ClusterFaults.millis;
+import static dev.weir.spring.cluster.ClusterFaults.props;
+import static dev.weir.spring.cluster.ClusterFaults.start;
+import static dev.weir.spring.cluster.ClusterFaults.status;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.CircuitState;
+import dev.weir.ClusterStatus;
+import dev.weir.cluster.FallbackReason;
+import dev.weir.spring.cluster.ClusterFaults.Counts;
+import dev.weir.spring.cluster.ClusterFaults.Load;
+import dev.weir.spring.cluster.ClusterFaults.Window;
+import dev.weir.spring.test.RedisSentinels;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * Cluster mode through Redis Sentinel ({@code spring.data.redis.sentinel.*}): a master, a replica and
+ * three sentinels owned by the test ({@link RedisSentinels}); the master is killed under load.
+ * Decisions keep their deadline, fall back while no master answers, and are made by Redis again
+ * once the sentinels promoted the replica and Lettuce reconnected to it (it asks the sentinels for
+ * the master on each reconnect). No caller sees an exception, and no decision given up on is
+ * counted later by the new master.
+ */
+@Timeout(180)
+class ClusterSentinelFailoverTests {
+
+  private static final Duration TIMEOUT = Duration.ofMillis(100);
+  private static final Duration FAILOVER = Duration.ofSeconds(40);
+
+  private RedisSentinels sentinels;
+
+  @BeforeEach
+  void startSentinels() {
+    sentinels = RedisSentinels.start();
+  }
+
+  @AfterEach
+  void stopSentinels() {
+    if (sentinels != null) {
+      sentinels.close();
+    }
+  }
+
+  @Test
+  void theMasterKilledUnderLoadFallsBackWithinTheDeadlineAndRedisDecidesAgainAfterThePromotion() {
+    // A count that never refuses, so that what Redis counted can be compared with what it admitted.
+    ConfigurableApplicationContext context = start(sentinels.master().port(), props(
+        "spring.data.redis.sentinel.master", RedisSentinels.MASTER_NAME,
+        "spring.data.redis.sentinel.nodes", sentinels.nodes(),
+        "weir.cluster.timeout", TIMEOUT.toMillis() + "ms",
+        "weir.flow[0].count", "100000000", "weir.flow[0].interval", "60s"));
+    Load load = null;
+    try {
+      ClusterFaultApplication.Guarded guarded = guarded(context);
+      ClusterStatus status = status(context);
+      awaitConnected(context);
+      awaitStoreAdmits(status, guarded::call);
+      Counts initial = Counts.of(status);
+      load = new Load("failover", 4, TIMEOUT, guarded::call);
+      ClusterFaults.sleep(300);
+      String key = "faults:{" + ClusterFaultApplication.RESOURCE + "}:flow:all:60000ms";
+
+      long killed = load.now();
+      sentinels.master().kill();
+      Counts atKill = Counts.of(status);
+      await("the sentinels promote the replica", () -> sentinels.masterPort() == sentinels.replica().port());
+      long promoted = load.now();
+      Counts atPromotion = Counts.of(status);
+      await("Redis admits again after the promotion", () -> status.admitted() > atPromotion.admitted()
+          && status.breakerState() == CircuitState.CLOSED);
+      long recovered = load.now();
+      ClusterFaults.sleep(300);
+      load.stop();
+      await("the decisions in flight settle", () -> status.inFlight() == 0);
+      Counts end = Counts.of(status);
+
+      // Everything the new master counted: what it had from the old one when promoted, plus its own.
+      long counted = hashSum(sentinels.replica().call("HGETALL", key));
+      Window all = load.all();
+      Window down = load.window(killed, promoted);
+      Counts run = end.minus(initial);
+      Counts outage = atPromotion.minus(atKill);
+      Counts after = end.minus(atPromotion);
+      System.out.printf("[failover] all{%s} down{%s}%n  outage{%s} after promotion{%s}; promoted %d ms after the"
+              + " kill, Redis decided again %d ms later; the new master counted %d, Redis admitted %d in all%n",
+          all, down, outage, after, millis(promoted - killed), millis(recovered - promoted), counted,
+          end.admitted());
+
+      assertThat(status.description()).isEqualTo("redis sentinel master weir via " + sentinels.nodes());
+      assertThat(load.unexpected()).as("what callers saw besides FlowException").isEmpty();
+      assertThat(all.maxNanos()).as("the longest call, ns").isLessThanOrEqualTo(TIMEOUT.plus(MARGIN).toNanos());
+      assertThat(run.decisions()).as("one decision per call").isEqualTo(all.attempts());
+      assertThat(outage.fallbacks()).as("decided by the fallback while no master answered").isPositive();
+      assertThat(outage.fallbacks(FallbackReason.BREAKER_OPEN)).isPositive();
+      assertThat(after.admitted()).isPositive();
+      // Not replayed: the new master counted at most what Redis admitted (some of the old master's
+      // last writes may not have reached it), plus decisions answered after their deadline since
+      // the promotion; a decision given up on during the outage and sent again later would be more.
+      assertThat(counted).as("counted by the new master").isLessThanOrEqualTo(end.admitted()
+          + after.fallbacks(FallbackReason.TIMEOUT));
+      assertThat(counted).isGreaterThanOrEqualTo(after.admitted());
+    } finally {
+      if (load != null) {
+        load.close();
+      }
+      context.close();
+    }
+  }
+
+  private static void await(String what, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + FAILOVER.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError("timed out after " + FAILOVER.toSeconds() + " s waiting until " + what);
+      }
+      ClusterFaults.sleep(20); // real processes: sentinels voting, Lettuce reconnecting
+    }
+  }
+
+  private static long hashSum(Object reply) {
+    long sum = 0;
+    List<?> fields = (List<?>) reply;
+    for (int i = 1; i < fields.size(); i += 2) {
+      sum += Long.parseLong((String) fields.get(i));
+    }
+    return sum;
+  }
+}
