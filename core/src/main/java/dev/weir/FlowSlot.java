@@ -33,7 +33,7 @@ final class FlowSlot extends Slot {
     FlowRuleSet set = entry.rules.flow;
     FlowRuleState[] states = set.states;
     for (FlowRuleState state : states) {
-      FlowLimiter limiter = state.select(entry, set.namedOrigins);
+      FlowLimiter limiter = state.select(entry.contextName, entry.origin, set.namedOrigins);
       if (limiter == null) {
         continue;
       }

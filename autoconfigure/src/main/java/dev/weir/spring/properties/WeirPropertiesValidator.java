@@ -142,6 +142,9 @@ public final class WeirPropertiesValidator {
       if (rule.getCount() == null) {
         out.add(new RuleViolation(at + "count", "is required: a number >= 0 per argument value"));
       }
+      if (rule.getKey() != null && rule.getParamIndex() != null) {
+        out.add(new RuleViolation(at + "param-index", "is not used with key: give param-index or key, not both"));
+      }
       for (int j = 0; j < rule.getExceptions().size(); j++) {
         ParamFlowItemProperties item = rule.getExceptions().get(j);
         if (item.getValue() == null) {
