@@ -188,6 +188,17 @@ public final class SpelKeyExpressions implements KeyExpressions {
         return null;
       }
     }
+
+    @Override
+    public String toString() {
+      return "key " + source + (expression.getAST().isCompilable() && isCompiled() ? " (compiled)" : " (interpreted)");
+    }
+
+    private boolean isCompiled() {
+      // compileExpression answers true at once when it is compiled already; it never compiles an
+      // expression that has not been evaluated
+      return expression.compileExpression();
+    }
   }
 
   /** A key of a resource whose argument names are not known yet: resolved on its first call. */
