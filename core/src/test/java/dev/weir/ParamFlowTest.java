@@ -251,4 +251,35 @@ class ParamFlowTest {
     // The most recent values are still tracked and limited.
     assertThat(call(weir, 999_999)).isNotNull();
   }
+
+  /**
+   * 10^5 distinct keys from a key expression (an API key per call, as a route would see) stay within
+   * the LRU's bound; the heap the rule keeps is measured after a full collection and printed.
+   */
+  @Test
+  void distinctKeysOfAnExpressionAreBoundedByTheLru() {
+    KeyExpressions header = (resource, expression) -> args -> args[0];
+    Weir weir = Weir.builder().ticker(ticker).sleeper(ticker).keyExpressions(header)
+        .rules(RuleSet.empty().withParamFlow(List.of(ParamFlowRule.builder("r").key("#p0").count(5).build())))
+        .build();
+    long before = usedHeapAfterGc();
+    for (int i = 0; i < 100_000; i++) {
+      call(weir, "api-key-" + i);
+    }
+    long after = usedHeapAfterGc();
+    ParamFlowRuleState state = ((ResourceNode) weir.statistics("r")).rules.paramFlow[0];
+    assertThat(state.trackedValues()).isLessThanOrEqualTo(ParamFlowRule.MAX_TRACKED_VALUES)
+        .isGreaterThan(ParamFlowRule.MAX_TRACKED_VALUES / 2);
+    System.out.printf("10^5 distinct keys: %d tracked, heap kept about %d KB%n", state.trackedValues(),
+        (after - before) / 1024);
+    assertThat(call(weir, "api-key-99999")).as("the newest key is still tracked and counted").isNull();
+  }
+
+  private static long usedHeapAfterGc() {
+    Runtime runtime = Runtime.getRuntime();
+    for (int i = 0; i < 3; i++) {
+      System.gc();
+    }
+    return runtime.totalMemory() - runtime.freeMemory();
+  }
 }
