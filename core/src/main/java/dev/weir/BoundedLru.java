@@ -3,6 +3,7 @@ package dev.weir;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A map that keeps at most about {@code capacity} entries, dropping the least recently used. Split
@@ -27,8 +28,7 @@ final class BoundedLru<K, V> {
 
   /** Returns the value of {@code key}, creating it with {@code create} when absent. */
   V get(K key, Function<? super K, ? extends V> create) {
-    int hash = key.hashCode();
-    Segment<K, V> segment = segments[(hash ^ (hash >>> 16)) & (SEGMENTS - 1)];
+    Segment<K, V> segment = segmentOf(key);
     synchronized (segment) {
       V value = segment.get(key);
       if (value == null) {
@@ -37,6 +37,19 @@ final class BoundedLru<K, V> {
       }
       return value;
     }
+  }
+
+  /** Returns the value of {@code key} without creating one, or null; a found key counts as used. */
+  @Nullable V peek(K key) {
+    Segment<K, V> segment = segmentOf(key);
+    synchronized (segment) {
+      return segment.getOrDefault(key, null);
+    }
+  }
+
+  private Segment<K, V> segmentOf(K key) {
+    int hash = key.hashCode();
+    return segments[(hash ^ (hash >>> 16)) & (SEGMENTS - 1)];
   }
 
   int size() {

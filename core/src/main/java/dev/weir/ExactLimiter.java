@@ -77,6 +77,25 @@ final class ExactLimiter extends FlowLimiter {
     return 0;
   }
 
+  /**
+   * The count less the admissions of the last interval before {@code now}, and the time until the
+   * newest of them ages out. A reading older than the newest decision is read at that decision.
+   */
+  @Override
+  synchronized boolean readQuota(long now, long[] out) {
+    long at = now - latest < 0 ? latest : now;
+    int inside = 0;
+    for (int i = size - 1; i >= 0; i--) {
+      if (at - times[index(i)] >= intervalNanos) {
+        break;
+      }
+      inside++;
+    }
+    out[0] = Math.max(0, count - inside);
+    out[1] = inside == 0 ? 0 : intervalNanos - (at - times[index(size - 1)]);
+    return true;
+  }
+
   /** Entries the ring has room for now; for tests of its memory bound. */
   synchronized int capacity() {
     return times.length;

@@ -64,6 +64,17 @@ abstract class FlowLimiter {
     return null;
   }
 
+  /**
+   * Reads, without taking anything, how many permits the limiter would admit at {@code now} and
+   * when it will be back to its full count, into {@code out}: {@code out[0]} the permits left,
+   * {@code out[1]} the nanoseconds until everything it counts now has aged out. Returns false when
+   * the limiter keeps no quota of that kind (pacing, warm-up, concurrency, cluster limiters), and
+   * then leaves {@code out} alone. A reading, not a promise: other calls may take permits at once.
+   */
+  boolean readQuota(long now, long[] out) {
+    return false;
+  }
+
   /** Called when a call admitted by this limiter completes. */
   void release(int permits) {
   }

@@ -71,12 +71,11 @@ final class FlowRuleState {
   }
 
   /** Returns the limiter that counts this call, or null when the rule does not apply to it. */
-  @Nullable FlowLimiter select(Frame entry, Set<String> namedOrigins) {
-    if (rule.strategy() == FlowStrategy.CHAIN && !rule.refResource().equals(entry.contextName)) {
+  @Nullable FlowLimiter select(String contextName, String origin, Set<String> namedOrigins) {
+    if (rule.strategy() == FlowStrategy.CHAIN && !rule.refResource().equals(contextName)) {
       return null;
     }
     String limitApp = rule.limitApp();
-    String origin = entry.origin;
     if (FlowRule.LIMIT_APP_DEFAULT.equals(limitApp)) {
       return shared;
     }

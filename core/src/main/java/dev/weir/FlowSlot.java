@@ -46,7 +46,7 @@ final class FlowSlot extends Slot {
         }
         continue;
       }
-      FlowLimiter limiter = state.select(entry, set.namedOrigins);
+      FlowLimiter limiter = state.select(entry.contextName, entry.origin, set.namedOrigins);
       if (limiter == null) {
         continue;
       }

@@ -6,26 +6,47 @@ import dev.weir.rule.ParamFlowItem;
 import dev.weir.rule.ParamFlowRule;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One hot-parameter rule with a limiter per argument value, in a {@link BoundedLru} of
- * {@link ParamFlowRule#MAX_TRACKED_VALUES} values: memory stays bounded whatever the number of
- * distinct values. An evicted value starts afresh; for {@code threads} a call still inside when its
- * value is evicted releases the old limiter, so nothing leaks, but the new one starts at zero.
+ * One hot-parameter rule with a limiter per key, in a {@link BoundedLru} of
+ * {@link ParamFlowRule#MAX_TRACKED_VALUES} keys: memory stays bounded whatever the number of
+ * distinct keys. An evicted key starts afresh; for {@code threads} a call still inside when its key
+ * is evicted releases the old limiter, so nothing leaks, but the new one starts at zero. The key of
+ * a call is an argument ({@code param-index}) or what the rule's compiled key expression makes of
+ * the arguments; all null keys of a rule with {@code null-key: shared} count under
+ * {@link #NULL_KEY}.
  */
 final class ParamFlowRuleState {
+
+  /** What {@link #argument} answers for a call without the rule's argument: the rule does not apply. */
+  static final Object ABSENT = new Object();
+  /** The one key all null keys of a {@code null-key: shared} rule count under; matches no exception value. */
+  static final Object NULL_KEY = new Object() {
+    @Override
+    public String toString() {
+      return "<null key>";
+    }
+  };
+  private static final Object[] NO_ARGS = new Object[0];
 
   final ParamFlowRule rule;
   /** Non-null when the rule is in shadow mode: then it counts what it would refuse, and never waits. */
   final @Nullable ShadowRefusals shadow;
+  /** The compiled key expression; null for a rule keyed by argument index. */
+  private final KeyExpressions.@Nullable ParamKey key;
   private final Limiters limiters;
   private final Map<String, Double> exceptionCounts;
   private final BoundedLru<Object, FlowLimiter> byValue;
+  /** Made once, so that finding a key's limiter allocates nothing. */
+  private final Function<Object, FlowLimiter> newLimiter = this::newLimiter;
 
-  ParamFlowRuleState(ParamFlowRule rule, Limiters limiters) {
+  ParamFlowRuleState(ParamFlowRule rule, Limiters limiters, KeyExpressions keys) {
     this.rule = rule;
     this.shadow = ShadowRefusals.of(rule);
+    String expression = rule.key();
+    this.key = expression == null ? null : keys.compile(rule.resource(), expression);
     this.limiters = limiters;
     this.exceptionCounts = new HashMap<>();
     for (ParamFlowItem item : rule.exceptions()) {
@@ -38,6 +59,7 @@ final class ParamFlowRuleState {
   ParamFlowRuleState(ParamFlowRule rule, ParamFlowRuleState twin) {
     this.rule = rule;
     this.shadow = ShadowRefusals.of(rule);
+    this.key = twin.key;
     this.limiters = twin.limiters;
     this.exceptionCounts = twin.exceptionCounts;
     this.byValue = twin.byValue;
@@ -48,21 +70,41 @@ final class ParamFlowRuleState {
     return shadow == null && rule.grade() == FlowGrade.QPS && rule.controlBehavior() == ControlBehavior.QUEUE;
   }
 
-  /** The argument this rule looks at, or null when the call has no such argument. */
-  @Nullable Object argument(Object[] args) {
+  /**
+   * What this rule counts the call under: its key expression's value, or the argument at its index
+   * (either may be null, a collection or an array); {@link #ABSENT} when the call has no such argument.
+   */
+  @Nullable Object argument(Object @Nullable [] args) {
+    KeyExpressions.ParamKey compiled = key;
+    if (compiled != null) {
+      return compiled.keyOf(args == null ? NO_ARGS : args);
+    }
+    if (args == null) {
+      return ABSENT;
+    }
     int index = rule.paramIndex() < 0 ? args.length + rule.paramIndex() : rule.paramIndex();
-    return index >= 0 && index < args.length ? args[index] : null;
+    return index >= 0 && index < args.length ? args[index] : ABSENT;
   }
 
   FlowLimiter limiterFor(Object key) {
-    return byValue.get(key, this::newLimiter);
+    return byValue.get(key, newLimiter);
+  }
+
+  /** The limiter of {@code key} if it has one now; for reading quotas, which create nothing. */
+  @Nullable FlowLimiter existingLimiter(Object key) {
+    return byValue.peek(key);
   }
 
   int trackedValues() {
     return byValue.size();
   }
 
+  /** The count of {@code key}: its exception's, else the rule's. */
+  double countOf(Object key) {
+    return exceptionCounts.getOrDefault(String.valueOf(key), rule.count());
+  }
+
   private FlowLimiter newLimiter(Object key) {
-    return limiters.forParamValue(rule, exceptionCounts.getOrDefault(String.valueOf(key), rule.count()));
+    return limiters.forParamValue(rule, countOf(key));
   }
 }

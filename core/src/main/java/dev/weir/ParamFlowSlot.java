@@ -7,8 +7,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Applies the resource's hot-parameter rules to the call's arguments. A collection or array
- * argument takes a permit for each element; the call passes only if every element does (permits
- * taken before a refusal are refunded by the engine).
+ * argument (or key) takes a permit for each element; the call passes only if every element does
+ * (permits taken before a refusal are refunded by the engine). A null key is decided by the rule's
+ * {@code null-key}: not limited ({@code allow}), refused ({@code deny}), or counted under the rule's
+ * one shared null key ({@code shared}).
  *
  * <p>A rule in shadow mode asks its limiters without waiting. Where it would refuse the call (at
  * one element), it gives back what it took for the earlier elements of the call, as the engine
@@ -34,7 +36,7 @@ final class ParamFlowSlot extends Slot {
     boolean waits = false;
     for (ParamFlowRuleState state : entry.rules.paramFlow) {
       Object argument = state.argument(entry.args);
-      if (argument == null) {
+      if (argument == ParamFlowRuleState.ABSENT) {
         continue;
       }
       waits |= state.waits();
@@ -56,7 +58,8 @@ final class ParamFlowSlot extends Slot {
   }
 
   /** Checks every element of {@code argument} (or the argument itself); the refusal of the first refused one. */
-  private static @Nullable BlockException checkArgument(Frame entry, ParamFlowRuleState state, Object argument) {
+  private static @Nullable BlockException checkArgument(Frame entry, ParamFlowRuleState state,
+      @Nullable Object argument) {
     BlockException refused;
     if (argument instanceof Collection<?> elements) {
       for (Object element : elements) {
@@ -64,7 +67,7 @@ final class ParamFlowSlot extends Slot {
           return refused;
         }
       }
-    } else if (argument.getClass().isArray()) {
+    } else if (argument != null && argument.getClass().isArray()) {
       int length = Array.getLength(argument);
       for (int i = 0; i < length; i++) {
         if ((refused = check(entry, state, Array.get(argument, i))) != null) {
@@ -80,7 +83,14 @@ final class ParamFlowSlot extends Slot {
   private static @Nullable BlockException check(Frame entry, ParamFlowRuleState state, @Nullable Object value) {
     Object key = value instanceof ParamFlowKey custom ? custom.paramFlowKey() : value;
     if (key == null) {
-      return null;
+      switch (state.rule.nullKey()) {
+        case ALLOW:
+          return null;
+        case DENY:
+          return new ParamFlowException(entry.resource, state.rule, 0);
+        default:
+          key = ParamFlowRuleState.NULL_KEY;
+      }
     }
     FlowLimiter limiter = state.limiterFor(key);
     long result = state.shadow == null ? limiter.tryAcquire(entry.acquireCount, entry.startNanos)

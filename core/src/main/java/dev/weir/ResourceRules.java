@@ -54,14 +54,15 @@ final class ResourceRules {
    * ({@link FlowLimiter#withCount}): the calls inside a {@code threads} rule, the current window of
    * a {@code reject} rule. Any other rule starts fresh.
    */
-  ResourceRules next(RuleSet next, Limiters limiters, CircuitBreakerListener listener, List<Slot> slots) {
+  ResourceRules next(RuleSet next, Limiters limiters, KeyExpressions keys, CircuitBreakerListener listener,
+      List<Slot> slots) {
     FlowRuleState[] flowStates = carry(flow.states, next.flow(), s -> s.rule, FlowRuleState::new,
         ResourceRules::countChanged, (rule, predecessor) -> new FlowRuleState(rule, limiters, predecessor),
         FlowRuleState[]::new);
     CircuitBreaker[] nextBreakers = carry(breakers, next.degrade(), b -> b.rule, CircuitBreaker::new,
         (a, b) -> false, (rule, predecessor) -> new CircuitBreaker(rule, listener), CircuitBreaker[]::new);
     ParamFlowRuleState[] nextParamFlow = carry(paramFlow, next.paramFlow(), s -> s.rule, ParamFlowRuleState::new,
-        (a, b) -> false, (rule, predecessor) -> new ParamFlowRuleState(rule, limiters), ParamFlowRuleState[]::new);
+        (a, b) -> false, (rule, predecessor) -> new ParamFlowRuleState(rule, limiters, keys), ParamFlowRuleState[]::new);
     AuthorityRule[] nextAuthority = next.authority().toArray(AuthorityRule[]::new);
     ResourceRules built = new ResourceRules(new FlowRuleSet(flowStates), nextBreakers, nextParamFlow,
         nextAuthority, authorityShadow(nextAuthority), SlotChain.EMPTY);

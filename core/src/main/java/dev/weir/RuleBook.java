@@ -25,11 +25,14 @@ final class RuleBook {
   private final CircuitBreakerListener listener;
   final NodeRegistry nodes;
   private final Limiters limiters;
+  final KeyExpressions keys;
   /** The rules of a resource without rules: its chain records statistics (and runs custom and system slots). */
   private volatile ResourceRules unruled;
 
   RuleBook(EngineClock clock, int sampleCount, int maxResources, int maxOrigins, Overflow overflow,
-      @Nullable ClusterGuard cluster, List<Slot> slots, SystemProtection system, Listeners listeners) {
+      @Nullable ClusterGuard cluster, List<Slot> slots, SystemProtection system, Listeners listeners,
+      KeyExpressions keys) {
+    this.keys = keys;
     this.slots = List.copyOf(slots);
     this.system = system;
     this.listener = listeners;
@@ -53,7 +56,7 @@ final class RuleBook {
       // Build first, publish after: if building the new states throws, neither the map nor the
       // node shows rules that are not in force.
       ResourceNode node = resourceRules.isEmpty() ? nodes.existing(resource) : nodes.forRules(resource);
-      ResourceRules built = node == null ? null : node.rules.next(resourceRules, limiters, listener, slots);
+      ResourceRules built = node == null ? null : node.rules.next(resourceRules, limiters, keys, listener, slots);
       if (resourceRules.isEmpty()) {
         rules.remove(resource);
       } else {
@@ -106,7 +109,7 @@ final class RuleBook {
     synchronized (lock) {
       for (ResourceNode node : nodes.all()) {
         node.reset();
-        node.rules = ResourceRules.NONE.next(rules(node.name), limiters, listener, slots);
+        node.rules = ResourceRules.NONE.next(rules(node.name), limiters, keys, listener, slots);
       }
       system.inbound.reset();
     }
@@ -115,7 +118,7 @@ final class RuleBook {
   /** Gives a node created for a call the rules in force for its resource. */
   private void attach(ResourceNode node) {
     synchronized (lock) {
-      node.rules = node.rules.next(rules(node.name), limiters, listener, slots);
+      node.rules = node.rules.next(rules(node.name), limiters, keys, listener, slots);
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.weir;
 
 import dev.weir.rule.FlowRule;
 import dev.weir.rule.InvalidRulesException;
+import dev.weir.rule.ParamFlowRule;
 import dev.weir.rule.ResourceRule;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.RuleViolation;
@@ -101,6 +102,23 @@ public final class RuleRegistry {
     List<RuleViolation> violations = new ArrayList<>(rules.validate());
     for (RuleViolation violation : clusterViolations(rules.flow())) {
       violations.add(violation.under("flow"));
+    }
+    List<ParamFlowRule> paramFlow = rules.paramFlow();
+    for (int i = 0; i < paramFlow.size(); i++) {
+      ParamFlowRule rule = paramFlow.get(i);
+      String key = rule.key();
+      if (key != null) {
+        try {
+          book.keys.compile(rule.resource(), key);
+        } catch (IllegalArgumentException invalid) {
+          violations.add(new RuleViolation("param-flow[" + i + "].key", String.valueOf(invalid.getMessage())));
+        }
+      }
+      if (rule.clusterMode()) {
+        violations.add(new RuleViolation("param-flow[" + i + "].cluster-mode", clustered
+            ? "per-key cluster limits are not available in this version; count each key on each instance"
+            : "needs a cluster client, and this engine has none (weir.cluster.enabled)"));
+      }
     }
     return violations;
   }

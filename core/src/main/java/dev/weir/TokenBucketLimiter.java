@@ -60,6 +60,24 @@ final class TokenBucketLimiter extends FlowLimiter {
     }
   }
 
+  /**
+   * The whole tokens in the bucket at {@code now}, {@code (now + horizon - tat) / emission} (up to
+   * {@code count + burst}), and the time until it is full again, {@code tat - now}.
+   */
+  @Override
+  boolean readQuota(long now, long[] out) {
+    if (Double.isInfinite(emissionNanos)) {
+      out[0] = 0;
+      out[1] = 0;
+      return true;
+    }
+    long current = tat.get();
+    long behind = Math.max(0, current - now);
+    out[0] = (long) Math.floor(Math.max(0, horizonNanos - behind) / emissionNanos);
+    out[1] = behind;
+    return true;
+  }
+
   @Override
   void refund(int permits, long token) {
     tat.addAndGet(-token);

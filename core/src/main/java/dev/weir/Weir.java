@@ -60,7 +60,7 @@ public final class Weir implements AutoCloseable {
         : new ClusterGuard(builder.clusterClient, builder.clusterOptions, clock);
     this.cluster = guard == null ? null : new ClusterStatus(guard, builder.clusterOptions);
     this.book = new RuleBook(clock, builder.sampleCount, builder.maxResources, builder.maxOriginsPerResource,
-        overflow, guard, slots(builder, clock, system), system, listeners);
+        overflow, guard, slots(builder, clock, system), system, listeners, builder.keyExpressions);
     this.nodes = book.nodes;
     this.rules = new RuleRegistry(book, guard != null);
     this.stacks = new CallStack.PerThread(clock);
@@ -136,6 +136,30 @@ public final class Weir implements AutoCloseable {
    */
   public Entry entry(String resource, EntryType type, int acquireCount, Object @Nullable ... args) {
     return stacks.current().entry(resource, type, acquireCount, args, nodes);
+  }
+
+  /**
+   * Reads what the rate rules of {@code resource} have left for a call with {@code args} in the
+   * current thread's context and origin, taking nothing: one {@link Quota} for each {@code qps} flow
+   * rule that applies to the caller and each {@code qps} hot-parameter rule with a single key for
+   * these arguments, whose limiter keeps a quota (sliding and exact windows, token buckets; not
+   * queueing, warm-up, related or cluster rules). For answers such as HTTP's {@code RateLimit}
+   * headers; empty for a resource without such rules.
+   *
+   * @param resource the resource
+   * @param args the call's arguments, as given to {@link #entry(String, EntryType, int, Object...)}
+   * @return the quotas, flow rules first, each kind in rule order
+   */
+  public List<Quota> quotas(String resource, Object @Nullable ... args) {
+    ResourceNode node = nodes.existing(resource);
+    if (node == null) {
+      return List.of();
+    }
+    CallStack stack = stacks.current();
+    String contextName = stack.contextName;
+    String origin = stack.origin;
+    stack.leaveIfIdle();
+    return Quotas.read(node.rules, contextName, origin, args, clock.read());
   }
 
   /**
@@ -274,6 +298,7 @@ public final class Weir implements AutoCloseable {
     private final List<CircuitBreakerListener> listeners = new ArrayList<>();
     private @Nullable ClusterClient clusterClient;
     private ClusterOptions clusterOptions = ClusterOptions.DEFAULTS;
+    private KeyExpressions keyExpressions = KeyExpressions.NONE;
 
     private Builder() {
     }
@@ -364,6 +389,15 @@ public final class Weir implements AutoCloseable {
     public Builder cluster(ClusterClient client, ClusterOptions options) {
       this.clusterClient = Objects.requireNonNull(client, "client");
       this.clusterOptions = Objects.requireNonNull(options, "options");
+      return this;
+    }
+
+    /**
+     * Sets what compiles the key expressions of hot-parameter rules ({@code key}); without it,
+     * rules with a key expression are refused.
+     */
+    public Builder keyExpressions(KeyExpressions keyExpressions) {
+      this.keyExpressions = Objects.requireNonNull(keyExpressions, "keyExpressions");
       return this;
     }
 

@@ -314,6 +314,32 @@ final class WindowLimiter extends FlowLimiter {
     buckets.head = new Head(target, targetSlot, sealedSum);
   }
 
+  /**
+   * The window ending at {@code now}'s bucket: the count less the permits counted in its buckets
+   * (credits leased to threads and not yet spent count as taken), and the time until its newest
+   * non-empty bucket leaves the window, when the window is empty again.
+   */
+  @Override
+  boolean readQuota(long now, long[] out) {
+    long nowIndex = Math.floorDiv(now, buckets.bucketNanos);
+    long used = 0;
+    long newest = Long.MIN_VALUE;
+    Head h = buckets.head;
+    for (int i = 0; i < BUCKETS; i++) {
+      long value = buckets.slots.get(at(i));
+      long index = h.index - ((int) h.index - bucket(value)); // the full number of the slot's 32-bit label
+      long count = value & COUNT_MASK;
+      if (count > 0 && index <= nowIndex && index > nowIndex - BUCKETS) {
+        used += count;
+        newest = Math.max(newest, index);
+      }
+    }
+    out[0] = Math.max(0, limit - used);
+    // bucket b leaves the window when bucket b + BUCKETS becomes the newest
+    out[1] = newest == Long.MIN_VALUE ? 0 : Math.max(0, (newest + BUCKETS) * buckets.bucketNanos - now);
+    return true;
+  }
+
   /** Sum of the counts of the other slots of {@code h}'s window, read now. */
   private long sumOthers(Head h) {
     long sum = 0;

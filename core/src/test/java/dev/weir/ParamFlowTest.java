@@ -1,10 +1,13 @@
 package dev.weir;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weir.rule.ControlBehavior;
 import dev.weir.rule.FlowGrade;
 import dev.weir.rule.FlowRule;
+import dev.weir.rule.InvalidRulesException;
+import dev.weir.rule.NullKey;
 import dev.weir.rule.ParamFlowItem;
 import dev.weir.rule.ParamFlowRule;
 import dev.weir.rule.RuleSet;
@@ -91,14 +94,83 @@ class ParamFlowTest {
     assertThat(admitted(weir, 3, "last", "other")).isEqualTo(1);
   }
 
+  /*
+   * Changed with null-key: this test asserted that a null argument is not limited. The contract
+   * makes null keys shared by default (one bucket for all of them), with allow and deny to choose;
+   * a call without the argument at all is still not limited.
+   */
   @Test
-  void nullArgumentsAndMissingIndexesAreNotLimited() {
+  void missingIndexesAreNotLimited() {
     Weir weir = engine(ParamFlowRule.builder("r").paramIndex(2).count(0).build());
     assertThat(admitted(weir, 3, "a", "b")).isEqualTo(3);
-    assertThat(admitted(weir, 3, "a", "b", null)).isEqualTo(3);
     assertThat(admitted(weir, 3, "a", "b", "c")).isZero();
     Weir noArgs = engine(ParamFlowRule.builder("r").count(0).build());
     assertThat(Calls.admitted(noArgs, "r", 3)).isEqualTo(3);
+  }
+
+  @Test
+  void nullKeysShareOneBucketByDefault() {
+    Weir weir = engine(ParamFlowRule.builder("r").count(2).build());
+    assertThat(admitted(weir, 5, (Object) null)).isEqualTo(2);
+    assertThat(admitted(weir, 5, List.of())).as("an empty collection has no key to count").isEqualTo(5);
+    assertThat(admitted(weir, 5, "a")).as("a key of its own").isEqualTo(2);
+    assertThat(admitted(weir, 2, (ParamFlowKey) () -> null)).as("a ParamFlowKey giving null is a null key").isZero();
+    ticker.advance(Duration.ofSeconds(1));
+    assertThat(admitted(weir, 5, (Object) null)).isEqualTo(2);
+  }
+
+  @Test
+  void nullKeysAllowedOrDenied() {
+    Weir allow = engine(ParamFlowRule.builder("r").count(0).nullKey(NullKey.ALLOW).build());
+    assertThat(admitted(allow, 3, (Object) null)).isEqualTo(3);
+    assertThat(admitted(allow, 3, "a")).isZero();
+    Weir deny = engine(ParamFlowRule.builder("r").count(100).nullKey(NullKey.DENY).build());
+    BlockException refused = call(deny, (Object) null);
+    assertThat(refused).isInstanceOf(ParamFlowException.class);
+    assertThat(refused.retryAfter()).isZero();
+    assertThat(admitted(deny, 3, "a")).isEqualTo(3);
+    Weir shadowDeny = engine(ParamFlowRule.builder("r").count(100).nullKey(NullKey.DENY).shadow(true).build());
+    assertThat(admitted(shadowDeny, 3, (Object) null)).as("shadow mode only counts").isEqualTo(3);
+    assertThat(shadowDeny.statistics("r").totalShadowBlocked(dev.weir.rule.RuleKind.PARAM_FLOW)).isEqualTo(3);
+  }
+
+  @Test
+  void aKeyExpressionNamesTheKey() {
+    KeyExpressions secondCharacter = (resource, expression) -> {
+      if (!expression.equals("first-letter")) {
+        throw new IllegalArgumentException("unknown: " + expression);
+      }
+      return args -> args.length == 0 || args[0] == null ? null : ((String) args[0]).substring(0, 1);
+    };
+    Weir weir = Weir.builder().ticker(ticker).sleeper(ticker).keyExpressions(secondCharacter)
+        .rules(RuleSet.empty().withParamFlow(List.of(ParamFlowRule.builder("r").key("first-letter").count(2)
+            .exceptions(List.of(new ParamFlowItem("v", 3))).build()))).build();
+    assertThat(admitted(weir, 2, "apple")).isEqualTo(2);
+    assertThat(admitted(weir, 2, "avocado")).as("the same key, a").isZero();
+    assertThat(admitted(weir, 5, "vip")).as("the exception of v").isEqualTo(3);
+    assertThat(admitted(weir, 5, (Object) null)).as("null keys shared").isEqualTo(2);
+    assertThat(Calls.admitted(weir, "r", 3)).as("no arguments: the expression gives null, already used up").isZero();
+
+    assertThatThrownBy(() -> weir.rules().replace("r", RuleSet.empty().withParamFlow(List.of(
+        ParamFlowRule.builder("r").key("nonsense").count(1).build()))))
+        .isInstanceOf(InvalidRulesException.class).hasMessageContaining("param-flow[0].key")
+        .hasMessageContaining("unknown: nonsense");
+  }
+
+  @Test
+  void withoutKeyExpressionsARuleWithAKeyIsRefused() {
+    assertThatThrownBy(() -> engine(ParamFlowRule.builder("r").key("#p0").count(1).build()))
+        .isInstanceOf(InvalidRulesException.class).hasMessageContaining("param-flow[0].key")
+        .hasMessageContaining("no key expressions");
+    assertThatThrownBy(() -> engine(ParamFlowRule.builder("r").key("#p0").paramIndex(1).count(1).build()))
+        .isInstanceOf(InvalidRulesException.class).hasMessageContaining("param-index");
+  }
+
+  @Test
+  void clusterModeNeedsAClusterClient() {
+    assertThatThrownBy(() -> engine(ParamFlowRule.builder("r").count(1).clusterMode(true).build()))
+        .isInstanceOf(InvalidRulesException.class).hasMessageContaining("param-flow[0].cluster-mode")
+        .hasMessageContaining("cluster client");
   }
 
   @Test
@@ -178,5 +250,36 @@ class ParamFlowTest {
     assertThat(state.trackedValues()).isGreaterThan(ParamFlowRule.MAX_TRACKED_VALUES / 2);
     // The most recent values are still tracked and limited.
     assertThat(call(weir, 999_999)).isNotNull();
+  }
+
+  /**
+   * 10^5 distinct keys from a key expression (an API key per call, as a route would see) stay within
+   * the LRU's bound; the heap the rule keeps is measured after a full collection and printed.
+   */
+  @Test
+  void distinctKeysOfAnExpressionAreBoundedByTheLru() {
+    KeyExpressions header = (resource, expression) -> args -> args[0];
+    Weir weir = Weir.builder().ticker(ticker).sleeper(ticker).keyExpressions(header)
+        .rules(RuleSet.empty().withParamFlow(List.of(ParamFlowRule.builder("r").key("#p0").count(5).build())))
+        .build();
+    long before = usedHeapAfterGc();
+    for (int i = 0; i < 100_000; i++) {
+      call(weir, "api-key-" + i);
+    }
+    long after = usedHeapAfterGc();
+    ParamFlowRuleState state = ((ResourceNode) weir.statistics("r")).rules.paramFlow[0];
+    assertThat(state.trackedValues()).isLessThanOrEqualTo(ParamFlowRule.MAX_TRACKED_VALUES)
+        .isGreaterThan(ParamFlowRule.MAX_TRACKED_VALUES / 2);
+    System.out.printf("10^5 distinct keys: %d tracked, heap kept about %d KB%n", state.trackedValues(),
+        (after - before) / 1024);
+    assertThat(call(weir, "api-key-99999")).as("the newest key is still tracked and counted").isNull();
+  }
+
+  private static long usedHeapAfterGc() {
+    Runtime runtime = Runtime.getRuntime();
+    for (int i = 0; i < 3; i++) {
+      System.gc();
+    }
+    return runtime.totalMemory() - runtime.freeMemory();
   }
 }

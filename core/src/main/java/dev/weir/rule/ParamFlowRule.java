@@ -3,6 +3,7 @@ package dev.weir.rule;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A hot-parameter limit: a separate limit for each value of one argument of the call. For
@@ -10,14 +11,20 @@ import java.util.Objects;
  * {@code count} per {@code duration}; with {@code QUEUE} the value's calls are instead spaced
  * {@code duration / count} apart and wait up to {@code maxQueueingTime}. For {@code THREADS}, each
  * value may have {@code count} calls inside at once. A collection or array argument counts each
- * element; a null argument, or an index past the arguments, is not limited. An argument can choose
- * its own key by implementing {@code dev.weir.ParamFlowKey}.
+ * element. An argument can choose its own key by implementing {@code dev.weir.ParamFlowKey}. Instead
+ * of an argument, a rule may name its key with an expression ({@code key}), which the engine's
+ * {@code KeyExpressions} compiles (the Spring Boot starter compiles SpEL); {@code paramIndex} is then
+ * unused. A null key (a null argument or element, a {@code ParamFlowKey} or expression giving null,
+ * or an expression that fails) is decided by {@code nullKey}; a call with no argument at
+ * {@code paramIndex} is not limited.
  *
  * <p>Per-value state is kept for at most {@link #MAX_TRACKED_VALUES} values per rule, least
  * recently used first out: an evicted value starts afresh when it comes back.
  *
  * @param resource the guarded resource
  * @param paramIndex which argument; negative counts from the end ({@code -1} is the last)
+ * @param key an expression naming the key instead of {@code paramIndex}, or null
+ * @param nullKey how a null key is decided
  * @param grade {@code QPS} or {@code THREADS}
  * @param count the limit per value
  * @param duration {@code QPS}: the span {@code count} applies to
@@ -25,11 +32,14 @@ import java.util.Objects;
  * @param controlBehavior {@code REJECT} or {@code QUEUE}
  * @param maxQueueingTime {@code QUEUE}: the longest a call waits
  * @param exceptions values with a count of their own
+ * @param clusterMode whether each key's count is shared by all instances (needs a cluster client)
  * @param shadow whether the rule only counts what it would refuse (see {@link Rule#shadow()})
  */
 public record ParamFlowRule(
     String resource,
     int paramIndex,
+    @Nullable String key,
+    NullKey nullKey,
     FlowGrade grade,
     double count,
     Duration duration,
@@ -37,6 +47,7 @@ public record ParamFlowRule(
     ControlBehavior controlBehavior,
     Duration maxQueueingTime,
     List<ParamFlowItem> exceptions,
+    boolean clusterMode,
     boolean shadow)
     implements ResourceRule {
 
@@ -46,6 +57,8 @@ public record ParamFlowRule(
   /** Replaces null components by their defaults and copies the list. */
   public ParamFlowRule {
     resource = resource == null ? "" : resource;
+    key = key == null || key.isBlank() ? null : key.strip();
+    nullKey = nullKey == null ? NullKey.SHARED : nullKey;
     grade = grade == null ? FlowGrade.QPS : grade;
     duration = duration == null ? Duration.ofSeconds(1) : duration;
     controlBehavior = controlBehavior == null ? ControlBehavior.REJECT : controlBehavior;
@@ -53,16 +66,37 @@ public record ParamFlowRule(
     exceptions = exceptions == null ? List.of() : List.copyOf(exceptions);
   }
 
-  /** A rule that is not in shadow mode: the components before {@code shadow}. */
+  /**
+   * A rule on argument {@code paramIndex}, null keys shared, local and not in shadow mode: the
+   * other components.
+   */
   public ParamFlowRule(String resource, int paramIndex, FlowGrade grade, double count, Duration duration, int burst,
       ControlBehavior controlBehavior, Duration maxQueueingTime, List<ParamFlowItem> exceptions) {
-    this(resource, paramIndex, grade, count, duration, burst, controlBehavior, maxQueueingTime, exceptions, false);
+    this(resource, paramIndex, null, NullKey.SHARED, grade, count, duration, burst, controlBehavior, maxQueueingTime,
+        exceptions, false, false);
   }
 
   @Override
   public ParamFlowRule withShadow(boolean shadow) {
-    return shadow == this.shadow ? this : new ParamFlowRule(resource, paramIndex, grade, count, duration, burst,
-        controlBehavior, maxQueueingTime, exceptions, shadow);
+    return shadow == this.shadow ? this : toBuilder().shadow(shadow).build();
+  }
+
+  /** Returns a builder holding this rule's values. */
+  public Builder toBuilder() {
+    Builder builder = new Builder(resource);
+    builder.paramIndex = paramIndex;
+    builder.key = key;
+    builder.nullKey = nullKey;
+    builder.grade = grade;
+    builder.count = count;
+    builder.duration = duration;
+    builder.burst = burst;
+    builder.controlBehavior = controlBehavior;
+    builder.maxQueueingTime = maxQueueingTime;
+    builder.exceptions = exceptions;
+    builder.clusterMode = clusterMode;
+    builder.shadow = shadow;
+    return builder;
   }
 
   /** Returns a builder for a rule on {@code resource}, argument 0, with defaults. */
@@ -74,6 +108,8 @@ public record ParamFlowRule(
   public static final class Builder {
     private final String resource;
     private int paramIndex;
+    private @Nullable String key;
+    private NullKey nullKey = NullKey.SHARED;
     private FlowGrade grade = FlowGrade.QPS;
     private double count;
     private Duration duration = Duration.ofSeconds(1);
@@ -81,6 +117,7 @@ public record ParamFlowRule(
     private ControlBehavior controlBehavior = ControlBehavior.REJECT;
     private Duration maxQueueingTime = Duration.ZERO;
     private List<ParamFlowItem> exceptions = List.of();
+    private boolean clusterMode;
     private boolean shadow;
 
     private Builder(String resource) {
@@ -90,6 +127,24 @@ public record ParamFlowRule(
     /** Sets the argument index; negative counts from the end. */
     public Builder paramIndex(int paramIndex) {
       this.paramIndex = paramIndex;
+      return this;
+    }
+
+    /** Sets the key expression used instead of the argument index; null or blank for none. */
+    public Builder key(@Nullable String key) {
+      this.key = key;
+      return this;
+    }
+
+    /** Sets how a null key is decided. */
+    public Builder nullKey(NullKey nullKey) {
+      this.nullKey = nullKey;
+      return this;
+    }
+
+    /** Sets whether each key's count is shared by all instances. */
+    public Builder clusterMode(boolean clusterMode) {
+      this.clusterMode = clusterMode;
       return this;
     }
 
@@ -143,8 +198,8 @@ public record ParamFlowRule(
 
     /** Returns the rule; it is not validated here. */
     public ParamFlowRule build() {
-      return new ParamFlowRule(resource, paramIndex, grade, count, duration, burst, controlBehavior, maxQueueingTime,
-          exceptions, shadow);
+      return new ParamFlowRule(resource, paramIndex, key, nullKey, grade, count, duration, burst, controlBehavior,
+          maxQueueingTime, exceptions, clusterMode, shadow);
     }
   }
 

@@ -34,6 +34,9 @@ public final class ParamFlowRuleValidator {
   public static List<RuleViolation> validate(ParamFlowRule rule) {
     List<RuleViolation> out = new ArrayList<>();
     Checks.resource(rule.resource(), out);
+    if (rule.key() != null && rule.paramIndex() != 0) {
+      out.add(new RuleViolation("param-index", "is not used with key: give one of them"));
+    }
     boolean threads = rule.grade() == FlowGrade.THREADS;
     Checks.count("count", rule.count(), Integer.MAX_VALUE, out);
     if (threads && rule.count() != Math.rint(rule.count())) {

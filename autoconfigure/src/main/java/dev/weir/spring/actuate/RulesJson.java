@@ -71,7 +71,12 @@ final class RulesJson {
     for (ParamFlowRule rule : rules) {
       Map<String, Object> json = new LinkedHashMap<>();
       json.put("resource", rule.resource());
-      json.put("paramIndex", rule.paramIndex());
+      if (rule.key() != null) {
+        json.put("key", rule.key());
+      } else {
+        json.put("paramIndex", rule.paramIndex());
+      }
+      json.put("nullKey", name(rule.nullKey()));
       json.put("grade", name(rule.grade()));
       json.put("count", number(rule.count()));
       json.put("duration", duration(rule.duration()));
@@ -86,6 +91,7 @@ final class RulesJson {
         exceptions.add(exception);
       }
       json.put("exceptions", exceptions);
+      json.put("clusterMode", rule.clusterMode());
       json.put("shadow", rule.shadow());
       out.add(json);
     }

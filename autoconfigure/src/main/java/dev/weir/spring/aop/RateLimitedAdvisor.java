@@ -2,6 +2,7 @@ package dev.weir.spring.aop;
 
 import dev.weir.Weir;
 import java.lang.reflect.Method;
+import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.aopalliance.aop.Advice;
@@ -56,6 +57,11 @@ public final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
    */
   public boolean inspect(Class<?> type) {
     return methods.isGuarded(type);
+  }
+
+  /** Returns the {@code @RateLimited} methods named {@code resource}, of every class inspected so far. */
+  public List<Method> methods(String resource) {
+    return methods.methods(resource);
   }
 
   /** Returns the resource names of the {@code @RateLimited} methods of every class inspected so far. */

@@ -6,6 +6,7 @@ import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -39,6 +40,8 @@ final class RateLimitedMethods {
   /** The last answer per invoked method, for the common case of one runtime class per method. */
   private final Map<Method, Hit> lastHit = new ConcurrentHashMap<>();
   private final Set<String> resources = ConcurrentHashMap.newKeySet();
+  /** The methods of each resource, for the argument names of its key expressions. */
+  private final Map<String, List<Method>> methodsByResource = new ConcurrentHashMap<>();
 
   private record Hit(Class<?> runtimeClass, GuardedMethod guarded) {
   }
@@ -81,6 +84,11 @@ final class RateLimitedMethods {
     return guarded;
   }
 
+  /** Returns the methods of {@code resource} among those inspected so far. */
+  List<Method> methods(String resource) {
+    return methodsByResource.getOrDefault(resource, List.of());
+  }
+
   /** Returns the resource names of every {@code @RateLimited} method inspected so far. */
   Set<String> resources() {
     return Collections.unmodifiableSet(resources);
@@ -94,7 +102,11 @@ final class RateLimitedMethods {
       if (raced != null) {
         return raced;
       }
-      methods.values().forEach(guarded -> resources.add(guarded.resource));
+      methods.forEach((method, guarded) -> {
+        resources.add(guarded.resource);
+        methodsByResource.merge(guarded.resource, List.of(method),
+            (a, b) -> java.util.stream.Stream.concat(a.stream(), b.stream()).toList());
+      });
     }
     return methods;
   }

@@ -10,6 +10,7 @@ import dev.weir.spring.aop.RateLimitedAdvisor;
 import dev.weir.spring.properties.RuleChangeLog;
 import dev.weir.spring.properties.WeirProperties;
 import dev.weir.spring.properties.WeirPropertiesValidator;
+import dev.weir.spring.keys.SpelKeyExpressions;
 import dev.weir.spring.rules.RuleSources;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
@@ -23,6 +24,7 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
@@ -59,9 +61,9 @@ public final class WeirAutoConfiguration {
   @ConditionalOnMissingBean
   Weir weir(WeirProperties properties, ObjectProvider<Ticker> ticker, ObjectProvider<Sleeper> sleeper,
       ObjectProvider<WeirBuilderCustomizer> customizers, ObjectProvider<ClusterClient> clusterClient,
-      RuleSources ruleSources) {
+      RuleSources ruleSources, SpelKeyExpressions keyExpressions) {
     ClusterClient client = properties.getCluster().isEnabled() ? clusterClient.getIfAvailable() : null;
-    Weir weir = WeirEngines.build(properties, client, ticker, sleeper, customizers);
+    Weir weir = WeirEngines.build(properties, client, keyExpressions, ticker, sleeper, customizers);
     List<RuleViolation> violations = WeirPropertiesValidator.validate(properties, weir.rules(), client != null);
     if (violations.isEmpty()) {
       try {
@@ -75,6 +77,13 @@ public final class WeirAutoConfiguration {
       throw new InvalidWeirConfigurationException(violations);
     }
     return weir;
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  SpelKeyExpressions weirKeyExpressions(WeirProperties properties, ObjectProvider<RateLimitedAdvisor> advisor,
+      ResourceLoader resources) {
+    return new SpelKeyExpressions(new ArgumentNames(properties, advisor), resources.getClassLoader());
   }
 
   @Bean
@@ -93,7 +102,7 @@ public final class WeirAutoConfiguration {
   @Bean
   WeirStartupCheck weirStartupCheck(ConfigurableListableBeanFactory beanFactory, WeirProperties properties,
       ObjectProvider<Weir> weir,
-      ObjectProvider<RateLimitedAdvisor> advisor) {
-    return new WeirStartupCheck(beanFactory, properties, weir, advisor);
+      ObjectProvider<RateLimitedAdvisor> advisor, ObjectProvider<SpelKeyExpressions> keyExpressions) {
+    return new WeirStartupCheck(beanFactory, properties, weir, advisor, keyExpressions);
   }
 }

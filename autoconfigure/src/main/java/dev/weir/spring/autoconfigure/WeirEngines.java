@@ -1,5 +1,6 @@
 package dev.weir.spring.autoconfigure;
 
+import dev.weir.KeyExpressions;
 import dev.weir.Sleeper;
 import dev.weir.Ticker;
 import dev.weir.Weir;
@@ -21,9 +22,9 @@ final class WeirEngines {
   }
 
   /** Returns an engine with the settings of {@code properties}, the given beans, and no rules of its own yet. */
-  static Weir build(WeirProperties properties, @Nullable ClusterClient clusterClient, ObjectProvider<Ticker> ticker,
-      ObjectProvider<Sleeper> sleeper, ObjectProvider<WeirBuilderCustomizer> customizers) {
-    Weir.Builder builder = Weir.builder();
+  static Weir build(WeirProperties properties, @Nullable ClusterClient clusterClient, KeyExpressions keyExpressions,
+      ObjectProvider<Ticker> ticker, ObjectProvider<Sleeper> sleeper, ObjectProvider<WeirBuilderCustomizer> customizers) {
+    Weir.Builder builder = Weir.builder().keyExpressions(keyExpressions);
     ifValid(builder, b -> b.maxResources(properties.getMaxResources()));
     ifValid(builder, b -> b.sampleCount(properties.getStatistics().getSampleCount()));
     if (clusterClient != null) {

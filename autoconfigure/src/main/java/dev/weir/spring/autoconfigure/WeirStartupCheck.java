@@ -2,14 +2,17 @@ package dev.weir.spring.autoconfigure;
 
 import dev.weir.ResourceStatistics;
 import dev.weir.Weir;
+import dev.weir.rule.ParamFlowRule;
 import dev.weir.rule.ResourceRule;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.RuleViolation;
 import dev.weir.spring.aop.RateLimitedAdvisor;
+import dev.weir.spring.keys.SpelKeyExpressions;
 import dev.weir.spring.properties.RuleLists;
 import dev.weir.spring.properties.Spelling;
 import dev.weir.spring.properties.WeirProperties;
 import dev.weir.spring.properties.WeirPropertiesValidator;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -38,14 +41,16 @@ final class WeirStartupCheck implements SmartInitializingSingleton, ApplicationL
   private final WeirProperties properties;
   private final ObjectProvider<Weir> weir;
   private final ObjectProvider<RateLimitedAdvisor> advisor;
+  private final ObjectProvider<SpelKeyExpressions> keyExpressions;
   private boolean rulesLoaded;
 
   WeirStartupCheck(ConfigurableListableBeanFactory beanFactory, WeirProperties properties, ObjectProvider<Weir> weir,
-      ObjectProvider<RateLimitedAdvisor> advisor) {
+      ObjectProvider<RateLimitedAdvisor> advisor, ObjectProvider<SpelKeyExpressions> keyExpressions) {
     this.beanFactory = beanFactory;
     this.properties = properties;
     this.weir = weir;
     this.advisor = advisor;
+    this.keyExpressions = keyExpressions;
   }
 
   @Override
@@ -53,6 +58,11 @@ final class WeirStartupCheck implements SmartInitializingSingleton, ApplicationL
     RateLimitedAdvisor rateLimited = advisor.getIfUnique();
     if (rateLimited != null) {
       inspectBeans(rateLimited);
+    }
+    SpelKeyExpressions keys = keyExpressions.getIfUnique();
+    if (keys != null) {
+      keys.seal(); // every @RateLimited method is known now
+      checkKeys(keys);
     }
     Weir engine = weir.getIfUnique();
     RuleSet configured = RuleLists.of(properties).toRuleSet();
@@ -88,8 +98,32 @@ final class WeirStartupCheck implements SmartInitializingSingleton, ApplicationL
     }
   }
 
+  /**
+   * The key expressions of weir.param-flow, now that the argument names of every resource are
+   * known: a name no call of the resource has stops the start (until now such an expression may
+   * have waited for its resource's methods).
+   */
+  private void checkKeys(SpelKeyExpressions keys) {
+    List<ParamFlowRule> rules = RuleLists.of(properties).toRuleSet().paramFlow();
+    List<RuleViolation> violations = new ArrayList<>();
+    for (int i = 0; i < rules.size(); i++) {
+      ParamFlowRule rule = rules.get(i);
+      if (rule.key() != null) {
+        try {
+          keys.compile(rule.resource(), rule.key());
+        } catch (IllegalArgumentException invalid) {
+          violations.add(new RuleViolation("weir.param-flow[" + i + "].key", String.valueOf(invalid.getMessage())));
+        }
+      }
+    }
+    if (!violations.isEmpty()) {
+      throw new InvalidWeirConfigurationException(violations);
+    }
+  }
+
   private void checkReferences(Weir engine, @Nullable RateLimitedAdvisor rateLimited) {
     Set<String> known = new TreeSet<>(engine.resources());
+    known.addAll(routeResources());
     if (rateLimited != null) {
       known.addAll(rateLimited.resources());
     }
@@ -109,7 +143,7 @@ final class WeirStartupCheck implements SmartInitializingSingleton, ApplicationL
     if (engine == null) {
       return;
     }
-    Set<String> used = new TreeSet<>();
+    Set<String> used = new TreeSet<>(routeResources());
     if (rateLimited != null) {
       used.addAll(rateLimited.resources());
     }
@@ -125,6 +159,16 @@ final class WeirStartupCheck implements SmartInitializingSingleton, ApplicationL
     warnUnused("weir.degrade", configured.degrade(), used, warned);
     warnUnused("weir.param-flow", configured.paramFlow(), used, warned);
     warnUnused("weir.authority", configured.authority(), used, warned);
+  }
+
+  private Set<String> routeResources() {
+    Set<String> routes = new TreeSet<>();
+    properties.getWeb().getRoutes().forEach(route -> {
+      if (route.getResource() != null) {
+        routes.add(route.getResource());
+      }
+    });
+    return routes;
   }
 
   private void warnUnused(String property, List<? extends ResourceRule> rules, Set<String> used, Set<String> warned) {

@@ -2,6 +2,7 @@ package dev.weir.spring.properties;
 
 import dev.weir.rule.ControlBehavior;
 import dev.weir.rule.FlowGrade;
+import dev.weir.rule.NullKey;
 import dev.weir.rule.ParamFlowItem;
 import dev.weir.rule.ParamFlowRule;
 import java.time.Duration;
@@ -25,8 +26,20 @@ public final class ParamFlowRuleProperties {
   /** The guarded resource. */
   private @Nullable String resource;
 
-  /** Which argument is limited per value; negative counts from the end. */
-  private int paramIndex;
+  /** Which argument is limited per value; negative counts from the end. Default 0; not with key. */
+  private @Nullable Integer paramIndex;
+
+  /**
+   * Instead of param-index, a SpEL expression naming the key: for a @RateLimited method over its
+   * arguments (#name, #p0, #a0, #args), for a route over the request (#request, #principal).
+   */
+  private @Nullable String key;
+
+  /** How a null key is decided: allow (not limited), deny (refused), or shared (one bucket). */
+  private NullKey nullKey = NullKey.SHARED;
+
+  /** Whether each key's count is shared by all instances (needs weir.cluster.enabled). */
+  private boolean clusterMode;
 
   /** qps: calls per duration for each value; threads: calls inside at once for each value. */
   private FlowGrade grade = FlowGrade.QPS;
@@ -57,12 +70,36 @@ public final class ParamFlowRuleProperties {
     this.resource = resource;
   }
 
-  public int getParamIndex() {
+  public @Nullable Integer getParamIndex() {
     return paramIndex;
   }
 
-  public void setParamIndex(int paramIndex) {
+  public void setParamIndex(@Nullable Integer paramIndex) {
     this.paramIndex = paramIndex;
+  }
+
+  public @Nullable String getKey() {
+    return key;
+  }
+
+  public void setKey(@Nullable String key) {
+    this.key = key;
+  }
+
+  public NullKey getNullKey() {
+    return nullKey;
+  }
+
+  public void setNullKey(NullKey nullKey) {
+    this.nullKey = nullKey;
+  }
+
+  public boolean isClusterMode() {
+    return clusterMode;
+  }
+
+  public void setClusterMode(boolean clusterMode) {
+    this.clusterMode = clusterMode;
   }
 
   public FlowGrade getGrade() {
@@ -141,7 +178,7 @@ public final class ParamFlowRuleProperties {
       items.add(new ParamFlowItem(exception.getValue() == null ? "" : exception.getValue(),
           exception.getCount() == null ? 0 : exception.getCount()));
     }
-    return new ParamFlowRule(resource == null ? "" : resource, paramIndex, grade, count == null ? 0 : count,
-        duration, burst, controlBehavior, maxQueueingTime, items);
+    return new ParamFlowRule(resource == null ? "" : resource, paramIndex == null ? 0 : paramIndex, key, nullKey,
+        grade, count == null ? 0 : count, duration, burst, controlBehavior, maxQueueingTime, items, clusterMode, false);
   }
 }

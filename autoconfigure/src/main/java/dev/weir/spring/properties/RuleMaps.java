@@ -51,7 +51,12 @@ public final class RuleMaps {
       map.put("stat-interval", duration(degrade.statInterval()));
       map.put("open-duration", duration(degrade.openDuration()));
     } else if (rule instanceof ParamFlowRule param) {
-      map.put("param-index", param.paramIndex());
+      if (param.key() != null) {
+        map.put("key", param.key());
+      } else {
+        map.put("param-index", param.paramIndex());
+      }
+      map.put("null-key", name(param.nullKey()));
       map.put("grade", name(param.grade()));
       map.put("count", number(param.count()));
       map.put("duration", duration(param.duration()));
@@ -66,6 +71,7 @@ public final class RuleMaps {
         exceptions.add(exception);
       }
       map.put("exceptions", exceptions);
+      map.put("cluster-mode", param.clusterMode());
     } else if (rule instanceof AuthorityRule authority) {
       map.put("strategy", name(authority.strategy()));
       map.put("limit-app", new ArrayList<>(authority.limitApp()));

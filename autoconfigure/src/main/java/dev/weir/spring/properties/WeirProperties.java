@@ -177,12 +177,40 @@ public class WeirProperties {
      */
     private @Nullable String originHeader;
 
+    /**
+     * Whether responses of route resources and 429 answers to flow and param-flow refusals carry
+     * the RateLimit-Policy and RateLimit headers (IETF draft-ietf-httpapi-ratelimit-headers).
+     */
+    private boolean rateLimitHeaders = true;
+
+    /**
+     * Requests guarded as resources without annotations, in order; the first route that matches a
+     * request guards it.
+     */
+    private List<RouteProperties> routes = new ArrayList<>();
+
     public @Nullable String getOriginHeader() {
       return originHeader;
     }
 
     public void setOriginHeader(@Nullable String originHeader) {
       this.originHeader = originHeader;
+    }
+
+    public boolean isRateLimitHeaders() {
+      return rateLimitHeaders;
+    }
+
+    public void setRateLimitHeaders(boolean rateLimitHeaders) {
+      this.rateLimitHeaders = rateLimitHeaders;
+    }
+
+    public List<RouteProperties> getRoutes() {
+      return routes;
+    }
+
+    public void setRoutes(List<RouteProperties> routes) {
+      this.routes = routes;
     }
   }
 

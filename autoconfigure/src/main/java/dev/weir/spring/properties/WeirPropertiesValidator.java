@@ -55,7 +55,36 @@ public final class WeirPropertiesValidator {
     }
     cluster(properties.getCluster(), clusterClient, out);
     rules(properties.getRules(), out);
+    routes(properties.getWeb().getRoutes(), out);
     return out;
+  }
+
+  private static final java.util.Set<String> HTTP_METHODS =
+      java.util.Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE");
+
+  private static void routes(List<RouteProperties> routes, List<RuleViolation> out) {
+    for (int i = 0; i < routes.size(); i++) {
+      RouteProperties route = routes.get(i);
+      String at = PREFIX + "web.routes[" + i + "].";
+      if (route.getResource() == null || route.getResource().isBlank()) {
+        out.add(new RuleViolation(at + "resource", "is required: the resource the matched requests are guarded as"));
+      }
+      if (route.getPath() == null || route.getPath().isBlank()) {
+        out.add(new RuleViolation(at + "path", "is required: a Spring PathPattern such as /api/**"));
+      } else if (!route.getPath().startsWith("/")) {
+        out.add(new RuleViolation(at + "path", "must start with /, was '" + route.getPath() + "'"));
+      }
+      for (int j = 0; j < route.getMethods().size(); j++) {
+        String method = route.getMethods().get(j);
+        if (method == null || !HTTP_METHODS.contains(method.strip().toUpperCase(java.util.Locale.ROOT))) {
+          out.add(new RuleViolation(at + "methods[" + j + "]", "must be one of " + new java.util.TreeSet<>(HTTP_METHODS)
+              + ", was '" + method + "'"));
+        }
+      }
+      if (route.getPermits() < 1) {
+        out.add(new RuleViolation(at + "permits", "must be at least 1, was " + route.getPermits()));
+      }
+    }
   }
 
   /**
@@ -141,6 +170,9 @@ public final class WeirPropertiesValidator {
       String at = "param-flow[" + i + "].";
       if (rule.getCount() == null) {
         out.add(new RuleViolation(at + "count", "is required: a number >= 0 per argument value"));
+      }
+      if (rule.getKey() != null && rule.getParamIndex() != null) {
+        out.add(new RuleViolation(at + "param-index", "is not used with key: give param-index or key, not both"));
       }
       for (int j = 0; j < rule.getExceptions().size(); j++) {
         ParamFlowItemProperties item = rule.getExceptions().get(j);

@@ -2,6 +2,7 @@ package dev.weir.spring.webflux;
 
 import dev.weir.BlockException;
 import dev.weir.spring.web.BlockProblems;
+import dev.weir.spring.web.RateLimitHeaders;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +43,7 @@ public final class BlockWebExceptionHandler implements WebExceptionHandler, Orde
 
   private final ReactiveBlockResponseFactory responses;
   private final Supplier<List<HttpMessageWriter<?>>> writers;
+  private final boolean rateLimitHeaders;
 
   /**
    * Creates the handler.
@@ -51,8 +53,24 @@ public final class BlockWebExceptionHandler implements WebExceptionHandler, Orde
    *     such answer
    */
   public BlockWebExceptionHandler(ReactiveBlockResponseFactory responses, Supplier<List<HttpMessageWriter<?>>> writers) {
+    this(responses, writers, true);
+  }
+
+  /**
+   * Creates the handler.
+   *
+   * @param responses makes the answers
+   * @param writers the message writers for bodies other than {@link ProblemDetail}; asked on each
+   *     such answer
+   * @param rateLimitHeaders whether a 429 answer to a flow or param-flow refusal carries that
+   *     refusal's {@code RateLimit-Policy} and {@code RateLimit} headers (unless the factory set
+   *     some, or a route answered its own refusal with its quotas)
+   */
+  public BlockWebExceptionHandler(ReactiveBlockResponseFactory responses, Supplier<List<HttpMessageWriter<?>>> writers,
+      boolean rateLimitHeaders) {
     this.responses = responses;
     this.writers = writers;
+    this.rateLimitHeaders = rateLimitHeaders;
   }
 
   @Override
@@ -65,7 +83,12 @@ public final class BlockWebExceptionHandler implements WebExceptionHandler, Orde
       logger.debug(exchange.getLogPrefix() + "Response already committed; cannot answer " + block.getMessage());
       return Mono.error(error);
     }
-    return write(responses.create(block, exchange), exchange);
+    ResponseEntity<?> answer = responses.create(block, exchange);
+    if (rateLimitHeaders && answer.getStatusCode().value() == 429 && !answer.getHeaders().containsHeader(
+        RateLimitHeaders.STATE) && exchange.getAttribute(WeirRouteWebFilter.QUOTAS_WRITTEN) == null) {
+      RateLimitHeaders.write(block, response.getHeaders()::set);
+    }
+    return write(answer, exchange);
   }
 
   @SuppressWarnings("unchecked")

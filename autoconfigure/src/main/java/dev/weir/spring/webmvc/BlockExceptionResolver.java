@@ -1,22 +1,18 @@
 package dev.weir.spring.webmvc;
 
 import dev.weir.BlockException;
-import dev.weir.spring.web.BlockProblems;
+import dev.weir.spring.web.RateLimitHeaders;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.function.Supplier;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
-import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
-import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageConverter;
-import org.springframework.http.server.ServletServerHttpResponse;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.servlet.ModelAndView;
 
@@ -32,6 +28,7 @@ public final class BlockExceptionResolver implements HandlerExceptionResolver, O
 
   private final BlockResponseFactory responses;
   private final Supplier<List<HttpMessageConverter<?>>> converters;
+  private final boolean rateLimitHeaders;
 
   /**
    * Creates the resolver.
@@ -41,8 +38,24 @@ public final class BlockExceptionResolver implements HandlerExceptionResolver, O
    *     on first use
    */
   public BlockExceptionResolver(BlockResponseFactory responses, Supplier<List<HttpMessageConverter<?>>> converters) {
+    this(responses, converters, true);
+  }
+
+  /**
+   * Creates the resolver.
+   *
+   * @param responses makes the answers
+   * @param converters the message converters for bodies other than {@link ProblemDetail}; asked
+   *     on first use
+   * @param rateLimitHeaders whether a 429 answer to a flow or param-flow refusal gets the
+   *     {@code RateLimit-Policy} and {@code RateLimit} headers ({@link RateLimitHeaders}) where the
+   *     factory set none
+   */
+  public BlockExceptionResolver(BlockResponseFactory responses, Supplier<List<HttpMessageConverter<?>>> converters,
+      boolean rateLimitHeaders) {
     this.responses = responses;
     this.converters = converters;
+    this.rateLimitHeaders = rateLimitHeaders;
   }
 
   @Override
@@ -56,37 +69,11 @@ public final class BlockExceptionResolver implements HandlerExceptionResolver, O
       return null;
     }
     try {
-      write(responses.create(block, request), response);
+      BlockAnswers.write(responses.create(block, request), response, converters, rateLimitHeaders ? block : null);
     } catch (IOException e) {
       logger.warn("Could not write the answer to " + block.getMessage(), e);
     }
     return new ModelAndView();
-  }
-
-  @SuppressWarnings("unchecked")
-  private void write(ResponseEntity<?> entity, HttpServletResponse servletResponse) throws IOException {
-    ServletServerHttpResponse response = new ServletServerHttpResponse(servletResponse);
-    response.setStatusCode(entity.getStatusCode());
-    response.getHeaders().putAll(entity.getHeaders());
-    Object body = entity.getBody();
-    MediaType type = entity.getHeaders().getContentType();
-    if (body instanceof ProblemDetail problem) {
-      if (type == null) {
-        response.getHeaders().setContentType(MediaType.APPLICATION_PROBLEM_JSON);
-      }
-      response.getBody().write(BlockProblems.json(problem).getBytes(StandardCharsets.UTF_8));
-    } else if (body != null) {
-      MediaType target = type != null ? type : MediaType.APPLICATION_JSON;
-      for (HttpMessageConverter<?> converter : converters.get()) {
-        if (converter.canWrite(body.getClass(), target)) {
-          ((HttpMessageConverter<Object>) converter).write(body, target, response);
-          return;
-        }
-      }
-      logger.warn("No message converter writes " + body.getClass().getName() + " as " + target
-          + "; answering without a body");
-    }
-    response.flush();
   }
 
   @Override

@@ -220,6 +220,11 @@ final class BrokenBeans {
     public String create() {
       return "created";
     }
+
+    @RateLimited("findOrder")
+    public String find(String customer, int page) {
+      return customer + page;
+    }
   }
 
   @Configuration(proxyBeanMethods = false)

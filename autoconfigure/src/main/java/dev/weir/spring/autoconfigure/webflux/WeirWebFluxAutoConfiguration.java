@@ -8,6 +8,9 @@ import dev.weir.spring.webflux.ProblemDetailReactiveBlockResponseFactory;
 import dev.weir.spring.webflux.ReactiveBlockResponseFactory;
 import dev.weir.spring.webflux.ReactiveOriginResolver;
 import dev.weir.spring.webflux.WeirContextWebFilter;
+import dev.weir.spring.webflux.WeirRouteWebFilter;
+import dev.weir.spring.autoconfigure.WebRoutes;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -53,11 +56,17 @@ public final class WeirWebFluxAutoConfiguration {
 
   @Bean
   BlockWebExceptionHandler weirBlockWebExceptionHandler(ReactiveBlockResponseFactory responses,
-      ObjectProvider<ServerCodecConfigurer> codecs) {
+      ObjectProvider<ServerCodecConfigurer> codecs, WeirProperties properties) {
     return new BlockWebExceptionHandler(responses, () -> {
       ServerCodecConfigurer configurer = codecs.getIfUnique();
       return configurer != null ? configurer.getWriters() : List.of();
-    });
+    }, properties.getWeb().isRateLimitHeaders());
+  }
+
+  @Bean
+  @ConditionalOnExpression("!'${weir.web.routes[0].path:}'.isEmpty()")
+  WeirRouteWebFilter weirRouteWebFilter(Weir weir, WeirProperties properties) {
+    return new WeirRouteWebFilter(weir, WebRoutes.of(properties), properties.getWeb().isRateLimitHeaders());
   }
 
   @Bean

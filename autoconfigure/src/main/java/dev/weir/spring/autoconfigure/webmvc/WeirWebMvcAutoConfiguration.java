@@ -8,7 +8,12 @@ import dev.weir.spring.webmvc.BlockResponseFactory;
 import dev.weir.spring.webmvc.OriginResolver;
 import dev.weir.spring.webmvc.ProblemDetailBlockResponseFactory;
 import dev.weir.spring.webmvc.WeirContextFilter;
+import dev.weir.spring.webmvc.WeirRouteFilter;
+import dev.weir.spring.autoconfigure.WebRoutes;
 import java.util.List;
+import java.util.function.Supplier;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
+import org.springframework.http.converter.HttpMessageConverter;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -53,11 +58,26 @@ public final class WeirWebMvcAutoConfiguration {
 
   @Bean
   BlockExceptionResolver weirBlockExceptionResolver(BlockResponseFactory responses,
+      ObjectProvider<RequestMappingHandlerAdapter> adapter, WeirProperties properties) {
+    return new BlockExceptionResolver(responses, converters(adapter), properties.getWeb().isRateLimitHeaders());
+  }
+
+  @Bean
+  @ConditionalOnExpression("!'${weir.web.routes[0].path:}'.isEmpty()")
+  FilterRegistrationBean<WeirRouteFilter> weirRouteFilter(Weir weir, WeirProperties properties,
+      BlockResponseFactory responses, ObjectProvider<RequestMappingHandlerAdapter> adapter) {
+    FilterRegistrationBean<WeirRouteFilter> registration = new FilterRegistrationBean<>(new WeirRouteFilter(weir,
+        WebRoutes.of(properties), responses, converters(adapter), properties.getWeb().isRateLimitHeaders()));
+    registration.setOrder(WeirRouteFilter.DEFAULT_ORDER);
+    return registration;
+  }
+
+  private static Supplier<List<HttpMessageConverter<?>>> converters(
       ObjectProvider<RequestMappingHandlerAdapter> adapter) {
-    return new BlockExceptionResolver(responses, () -> {
+    return () -> {
       RequestMappingHandlerAdapter mvc = adapter.getIfUnique();
       return mvc != null ? mvc.getMessageConverters() : List.of();
-    });
+    };
   }
 
   @Bean

@@ -1,0 +1,56 @@
+package dev.weir.spring.web;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.util.pattern.PathPattern;
+
+/**
+ * One route of {@code weir.web.routes}: requests it matches are guarded as {@link #resource()},
+ * taking {@link #permits()} permits, before any controller runs.
+ *
+ * @param resource the resource matched requests are guarded as
+ * @param pattern the path pattern, matched against the path within the application
+ * @param methods the HTTP methods it applies to, upper case; empty for all
+ * @param headers headers a request must carry, by lower-case name, with their exact values
+ * @param permits the permits one request takes
+ */
+public record Route(String resource, PathPattern pattern, Set<String> methods, Map<String, String> headers,
+    int permits) {
+
+  /** The names a route's key expressions give its arguments: the request, then the principal. */
+  public static final List<String> ARGUMENT_NAMES = List.of("request", "principal");
+
+  /** Copies the collections. */
+  public Route {
+    methods = Set.copyOf(methods);
+    headers = Map.copyOf(headers);
+  }
+
+  /** Returns the first of {@code routes} that matches the request, or null. */
+  public static @Nullable Route first(List<Route> routes, PathContainer path, String method,
+      UnaryOperator<@Nullable String> header) {
+    for (Route route : routes) {
+      if (route.matches(path, method, header)) {
+        return route;
+      }
+    }
+    return null;
+  }
+
+  private boolean matches(PathContainer path, String method, UnaryOperator<@Nullable String> header) {
+    if (!methods.isEmpty() && !methods.contains(method.toUpperCase(Locale.ROOT))) {
+      return false;
+    }
+    for (Map.Entry<String, String> required : headers.entrySet()) {
+      if (!required.getValue().equals(header.apply(required.getKey()))) {
+        return false;
+      }
+    }
+    return pattern.matches(path);
+  }
+}

@@ -1,0 +1,112 @@
+package dev.weir.spring.webflux;
+
+import dev.weir.BlockException;
+import dev.weir.Entry;
+import dev.weir.EntryType;
+import dev.weir.Quota;
+import dev.weir.Weir;
+import dev.weir.spring.reactive.ReactiveContext;
+import dev.weir.spring.web.RateLimitHeaders;
+import dev.weir.spring.web.Route;
+import java.util.List;
+import org.springframework.core.Ordered;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+import reactor.core.publisher.Mono;
+
+/**
+ * Guards the requests that a route of {@code weir.web.routes} matches (the first that does) as the
+ * route's resource, before any handler runs: an inbound ({@link EntryType#IN}) asynchronous call
+ * taking the route's permits, in the request's {@link ReactiveContext} (its origin), with the
+ * request ({@link ServerHttpRequest}) and its principal as the call's arguments ({@code #request}
+ * and {@code #principal} in key expressions). A refusal is an error signal, answered by
+ * {@link BlockWebExceptionHandler} as any refusal; an admitted request goes on, with the
+ * {@code RateLimit-Policy} and {@code RateLimit} headers when they are on. The call lasts until the
+ * rest of the chain completes, fails (a failed call) or is cancelled. Requests no route matches
+ * pass untouched and create no resource.
+ */
+public final class WeirRouteWebFilter implements WebFilter, Ordered {
+
+  /** The filter's default order: just inside {@link WeirContextWebFilter}, whose context it reads. */
+  public static final int DEFAULT_ORDER = WeirContextWebFilter.DEFAULT_ORDER + 1;
+
+  /**
+   * The exchange attribute set when a route's refusal was answered with the route's own quotas,
+   * which {@link BlockWebExceptionHandler} then keeps.
+   */
+  static final String QUOTAS_WRITTEN = WeirRouteWebFilter.class.getName() + ".QUOTAS_WRITTEN";
+
+  private static final Object NO_PRINCIPAL = new Object();
+
+  private final Weir weir;
+  private final List<Route> routes;
+  private final boolean rateLimitHeaders;
+
+  /**
+   * Creates the filter.
+   *
+   * @param weir the engine
+   * @param routes the routes, in order
+   * @param rateLimitHeaders whether to write the {@code RateLimit} headers
+   */
+  public WeirRouteWebFilter(Weir weir, List<Route> routes, boolean rateLimitHeaders) {
+    this.weir = weir;
+    this.routes = List.copyOf(routes);
+    this.rateLimitHeaders = rateLimitHeaders;
+  }
+
+  @Override
+  public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+    ServerHttpRequest request = exchange.getRequest();
+    Route route = Route.first(routes, request.getPath().pathWithinApplication(), request.getMethod().name(),
+        name -> request.getHeaders().getFirst(name));
+    if (route == null) {
+      return chain.filter(exchange);
+    }
+    return exchange.getPrincipal().cast(Object.class).defaultIfEmpty(NO_PRINCIPAL)
+        .flatMap(principal -> Mono.deferContextual(reactor -> {
+          Object[] args = {request, principal == NO_PRINCIPAL ? null : principal};
+          ReactiveContext context = reactor.getOrDefault(ReactiveContext.class, null);
+          Entry entry;
+          try {
+            entry = context == null ? enter(route, args)
+                : weir.callInContext(context.name(), context.origin(), () -> enter(route, args));
+          } catch (BlockException refused) {
+            if (rateLimitHeaders) {
+              List<Quota> quotas = quotas(route, args, context);
+              RateLimitHeaders.write(quotas, exchange.getResponse().getHeaders()::set);
+              if (!quotas.isEmpty()) {
+                exchange.getAttributes().put(QUOTAS_WRITTEN, Boolean.TRUE);
+              }
+            }
+            return Mono.error(refused);
+          }
+          try {
+            if (rateLimitHeaders) {
+              RateLimitHeaders.write(quotas(route, args, context), exchange.getResponse().getHeaders()::set);
+            }
+            return chain.filter(exchange).doOnError(entry::recordError).doFinally(signal -> entry.close());
+          } catch (RuntimeException | Error failed) {
+            entry.recordError(failed);
+            entry.close();
+            throw failed;
+          }
+        }));
+  }
+
+  private Entry enter(Route route, Object[] args) {
+    return weir.asyncEntry(route.resource(), EntryType.IN, route.permits(), args);
+  }
+
+  private List<Quota> quotas(Route route, Object[] args, ReactiveContext context) {
+    return context == null ? weir.quotas(route.resource(), args)
+        : weir.callInContext(context.name(), context.origin(), () -> weir.quotas(route.resource(), args));
+  }
+
+  @Override
+  public int getOrder() {
+    return DEFAULT_ORDER;
+  }
+}

@@ -1,0 +1,164 @@
+package dev.weir.spring.webmvc;
+
+import dev.weir.BlockException;
+import dev.weir.Entry;
+import dev.weir.EntryType;
+import dev.weir.Quota;
+import dev.weir.Weir;
+import dev.weir.spring.web.RateLimitHeaders;
+import dev.weir.spring.web.Route;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.List;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.springframework.http.converter.HttpMessageConverter;
+import org.springframework.http.server.RequestPath;
+import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.servlet.DispatcherServlet;
+
+/**
+ * Guards the requests that a route of {@code weir.web.routes} matches (the first that does) as the
+ * route's resource, before any controller runs: an inbound ({@link EntryType#IN}) call taking the
+ * route's permits, with the request and its principal as the call's arguments (for key
+ * expressions, {@code #request} and {@code #principal}). A refused request is answered by the
+ * {@link BlockResponseFactory}, as a refusal escaping a controller would be; an admitted one goes
+ * on, with the {@code RateLimit-Policy} and {@code RateLimit} headers when they are on.
+ *
+ * <p>The call lasts until the response is complete: for an asynchronous request, until its async
+ * processing completes, times out or fails. It failed when an exception escapes the filter chain,
+ * or when Spring MVC handled one ({@link DispatcherServlet#EXCEPTION_ATTRIBUTE}), other than a
+ * refusal of a guarded method inside it. Requests no route matches pass untouched and create no
+ * resource.
+ */
+public final class WeirRouteFilter extends OncePerRequestFilter {
+
+  /** The filter's default order: just inside {@link WeirContextFilter}, so routes see the request's origin. */
+  public static final int DEFAULT_ORDER = WeirContextFilter.DEFAULT_ORDER + 1;
+
+  private final Weir weir;
+  private final List<Route> routes;
+  private final BlockResponseFactory responses;
+  private final Supplier<List<HttpMessageConverter<?>>> converters;
+  private final boolean rateLimitHeaders;
+
+  /**
+   * Creates the filter.
+   *
+   * @param weir the engine
+   * @param routes the routes, in order
+   * @param responses answers refused requests
+   * @param converters the message converters for answers other than problems
+   * @param rateLimitHeaders whether to write the {@code RateLimit} headers
+   */
+  public WeirRouteFilter(Weir weir, List<Route> routes, BlockResponseFactory responses,
+      Supplier<List<HttpMessageConverter<?>>> converters, boolean rateLimitHeaders) {
+    this.weir = weir;
+    this.routes = List.copyOf(routes);
+    this.responses = responses;
+    this.converters = converters;
+    this.rateLimitHeaders = rateLimitHeaders;
+  }
+
+  @Override
+  protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+      throws ServletException, IOException {
+    Route route = Route.first(routes,
+        RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication(),
+        request.getMethod(), request::getHeader);
+    if (route == null) {
+      chain.doFilter(request, response);
+      return;
+    }
+    Object[] args = {request, request.getUserPrincipal()};
+    Entry entry;
+    try {
+      entry = weir.asyncEntry(route.resource(), EntryType.IN, route.permits(), args);
+    } catch (BlockException refused) {
+      answer(refused, route, args, request, response);
+      return;
+    }
+    boolean completesLater = false;
+    try {
+      if (rateLimitHeaders) {
+        RateLimitHeaders.write(weir.quotas(route.resource(), args), response::setHeader);
+      }
+      chain.doFilter(request, response);
+      Throwable handled = failure(request);
+      if (handled != null) {
+        entry.recordError(handled);
+      }
+      if (request.isAsyncStarted()) {
+        request.getAsyncContext().addListener(new Completion(entry));
+        completesLater = true;
+      }
+    } catch (IOException | ServletException | RuntimeException | Error failed) {
+      entry.recordError(failed);
+      throw failed;
+    } finally {
+      if (!completesLater) {
+        entry.close();
+      }
+    }
+  }
+
+  private void answer(BlockException refused, Route route, Object[] args, HttpServletRequest request,
+      HttpServletResponse response) throws IOException {
+    // the quotas of every rate rule of the route when its limiters keep some, else the refusing rule's
+    List<Quota> quotas = rateLimitHeaders ? weir.quotas(route.resource(), args) : List.of();
+    RateLimitHeaders.write(quotas, response::setHeader);
+    BlockAnswers.write(responses.create(refused, request), response, converters,
+        rateLimitHeaders && quotas.isEmpty() ? refused : null);
+  }
+
+  /** The exception Spring MVC handled for this request, unless a refusal: the call failed. */
+  private static @Nullable Throwable failure(HttpServletRequest request) {
+    Object handled = request.getAttribute(DispatcherServlet.EXCEPTION_ATTRIBUTE);
+    return handled instanceof Throwable failure && !(failure instanceof BlockException) ? failure : null;
+  }
+
+  @Override
+  protected boolean shouldNotFilterAsyncDispatch() {
+    return true; // the call began with the request and ends with its async processing
+  }
+
+  /** Ends an asynchronous request's call with its async processing. */
+  private static final class Completion implements AsyncListener {
+    private final Entry entry;
+
+    Completion(Entry entry) {
+      this.entry = entry;
+    }
+
+    @Override
+    public void onComplete(AsyncEvent event) {
+      Throwable handled = failure((HttpServletRequest) event.getSuppliedRequest());
+      if (handled != null) {
+        entry.recordError(handled);
+      }
+      entry.close();
+    }
+
+    @Override
+    public void onTimeout(AsyncEvent event) {
+      // onComplete follows
+    }
+
+    @Override
+    public void onError(AsyncEvent event) {
+      if (event.getThrowable() != null) {
+        entry.recordError(event.getThrowable());
+      }
+    }
+
+    @Override
+    public void onStartAsync(AsyncEvent event) {
+      event.getAsyncContext().addListener(this); // a new async cycle: keep listening
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package dev.weir.spring.webroutes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.Weir;
+import dev.weir.spring.test.LocalHttp;
+import dev.weir.spring.test.ManualTicker;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
+
+/** Routes in a WebFlux application over real HTTP (Reactor Netty): keys, headers, origins, failures. */
+@SpringBootTest(classes = ReactiveRoutesApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+    properties = "spring.config.name=routes-webflux-test")
+@DirtiesContext
+class ReactiveRoutesTests {
+
+  @LocalServerPort
+  int port;
+
+  @Autowired
+  Weir weir;
+
+  @Autowired
+  ManualTicker ticker;
+
+  @Test
+  void eachApiKeyHasItsOwnCountWithHeaders() throws Exception {
+    for (String key : new String[] {"a", "b"}) {
+      HttpResponse<String> first = LocalHttp.get(port, "/rx/api/ping", "X-Api-Key", key);
+      assertThat(first.statusCode()).isEqualTo(200);
+      assertThat(first.body()).isEqualTo("pong");
+      assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"param-flow-0\";q=2;w=10");
+      assertThat(first.headers().firstValue("RateLimit")).hasValue("\"param-flow-0\";r=1;t=5");
+      assertThat(LocalHttp.get(port, "/rx/api/ping", "X-Api-Key", key).statusCode()).isEqualTo(200);
+    }
+    HttpResponse<String> refused = LocalHttp.get(port, "/rx/api/ping", "X-Api-Key", "a");
+    assertThat(refused.statusCode()).isEqualTo(429);
+    assertThat(refused.body()).contains("\"resource\":\"rx.api\"");
+    assertThat(refused.headers().firstValue("Retry-After")).hasValue("5");
+    assertThat(refused.headers().firstValue("RateLimit")).hasValue("\"param-flow-0\";r=0;t=10");
+    ticker.advance(Duration.ofSeconds(5));
+    assertThat(LocalHttp.get(port, "/rx/api/ping", "X-Api-Key", "a").statusCode()).isEqualTo(200);
+    ticker.advance(Duration.ofSeconds(30));
+  }
+
+  @Test
+  void theRouteSeesTheRequestsOrigin() throws Exception {
+    ticker.advance(Duration.ofSeconds(30));
+    assertThat(LocalHttp.get(port, "/rx/partners/list", "X-Caller", "partner").statusCode()).isEqualTo(200);
+    assertThat(LocalHttp.get(port, "/rx/partners/list", "X-Caller", "partner").statusCode()).isEqualTo(429);
+    assertThat(LocalHttp.get(port, "/rx/partners/list", "X-Caller", "someone").statusCode())
+        .as("limit-app partner only").isEqualTo(200);
+    ticker.advance(Duration.ofSeconds(30));
+  }
+
+  @Test
+  void aFailedRequestIsAFailedCallAndNothingStaysInside() throws Exception {
+    ticker.advance(Duration.ofSeconds(30));
+    long failed = weir.statistics("rx.api").totalFailed();
+    assertThat(LocalHttp.get(port, "/rx/api/fail", "X-Api-Key", "f").statusCode()).isEqualTo(500);
+    assertThat(weir.statistics("rx.api").totalFailed()).isEqualTo(failed + 1);
+    assertThat(weir.statistics("rx.api").activeCalls()).isZero();
+    ticker.advance(Duration.ofSeconds(30));
+  }
+}

@@ -1,0 +1,75 @@
+package dev.weir;
+
+import dev.weir.rule.ControlBehavior;
+import dev.weir.rule.FlowGrade;
+import dev.weir.rule.FlowRule;
+import dev.weir.rule.NullKey;
+import dev.weir.rule.ParamFlowRule;
+import dev.weir.rule.RuleKind;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads the quotas of a resource's rate rules for a call, without taking anything: the flow rules
+ * that apply to the caller's context and origin, and the hot-parameter rules for the call's keys.
+ * Only limiters that keep a quota report one ({@link FlowLimiter#readQuota}): the sliding window,
+ * the exact window and the token bucket. Concurrency, pacing ({@code queue}), warm-up, related,
+ * and cluster limiters report none.
+ */
+final class Quotas {
+
+  private Quotas() {
+  }
+
+  static List<Quota> read(ResourceRules rules, String contextName, String origin, Object @Nullable [] args,
+      long now) {
+    List<Quota> out = new ArrayList<>();
+    long[] reading = new long[2];
+    FlowRuleState[] flow = rules.flow.states;
+    for (int i = 0; i < flow.length; i++) {
+      FlowRuleState state = flow[i];
+      FlowRule rule = state.rule;
+      if (rule.grade() != FlowGrade.QPS) {
+        continue;
+      }
+      FlowLimiter limiter = state.select(contextName, origin, rules.flow.namedOrigins);
+      if (limiter != null && limiter.readQuota(now, reading)) {
+        out.add(new Quota(RuleKind.FLOW, i, (long) Math.floor(rule.count()), rule.interval(), reading[0],
+            Duration.ofNanos(reading[1])));
+      }
+    }
+    ParamFlowRuleState[] paramFlow = rules.paramFlow;
+    for (int i = 0; i < paramFlow.length; i++) {
+      ParamFlowRuleState state = paramFlow[i];
+      ParamFlowRule rule = state.rule;
+      if (rule.grade() != FlowGrade.QPS) {
+        continue;
+      }
+      Object key = state.argument(args);
+      if (key == ParamFlowRuleState.ABSENT || key instanceof Iterable<?> || (key != null && key.getClass().isArray())) {
+        continue; // no key, or one per element: no single quota to tell
+      }
+      if (key instanceof ParamFlowKey custom) {
+        key = custom.paramFlowKey();
+      }
+      if (key == null) {
+        if (rule.nullKey() != NullKey.SHARED) {
+          continue;
+        }
+        key = ParamFlowRuleState.NULL_KEY;
+      }
+      long limit = (long) Math.floor(state.countOf(key));
+      FlowLimiter limiter = state.existingLimiter(key);
+      if (limiter == null) {
+        if (rule.controlBehavior() == ControlBehavior.REJECT) { // a new key's bucket is full
+          out.add(new Quota(RuleKind.PARAM_FLOW, i, limit, rule.duration(), limit + rule.burst(), Duration.ZERO));
+        }
+      } else if (limiter.readQuota(now, reading)) {
+        out.add(new Quota(RuleKind.PARAM_FLOW, i, limit, rule.duration(), reading[0], Duration.ofNanos(reading[1])));
+      }
+    }
+    return out;
+  }
+}
