@@ -5,6 +5,7 @@ import dev.weir.cluster.ClusterDecision;
 import dev.weir.cluster.ClusterFallback;
 import dev.weir.cluster.ClusterLimit;
 import java.util.function.DoubleFunction;
+import org.jspecify.annotations.Nullable;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -27,7 +28,9 @@ final class ClusterFlowLimiter extends FlowLimiter {
   static final long STORE_TOKEN = Long.MAX_VALUE;
 
   final ClusterGuard guard;
-  final ClusterLimit limit;
+  /** The flow rule's limit; null for a key of a param-flow rule. */
+  final @Nullable ClusterLimit limit;
+  private final double count;
   private final ClusterCounter counter;
   final FlowLimiter local;
   private final DoubleFunction<FlowLimiter> localOfCount;
@@ -42,9 +45,21 @@ final class ClusterFlowLimiter extends FlowLimiter {
    * @param localOfCount makes a local limiter of the rule with another count (the share fallback)
    */
   ClusterFlowLimiter(ClusterGuard guard, ClusterLimit limit, FlowLimiter local, DoubleFunction<FlowLimiter> localOfCount) {
+    this(guard, limit, limit.count(), guard.client.counter(limit), local, localOfCount);
+  }
+
+  /** The limiter of one key of a cluster-mode param-flow rule, counted by {@code counter}. */
+  ClusterFlowLimiter(ClusterGuard guard, double count, ClusterCounter counter, FlowLimiter local,
+      DoubleFunction<FlowLimiter> localOfCount) {
+    this(guard, null, count, counter, local, localOfCount);
+  }
+
+  private ClusterFlowLimiter(ClusterGuard guard, @Nullable ClusterLimit limit, double count, ClusterCounter counter,
+      FlowLimiter local, DoubleFunction<FlowLimiter> localOfCount) {
     this.guard = guard;
     this.limit = limit;
-    this.counter = guard.client.counter(limit);
+    this.count = count;
+    this.counter = counter;
     this.local = local;
     this.localOfCount = localOfCount;
     this.share = new Share(1, local);
@@ -71,9 +86,9 @@ final class ClusterFlowLimiter extends FlowLimiter {
     synchronized (this) {
       current = share;
       if (current.instances() != instances) {
-        double count = instances == 1 ? limit.count() : shareOf(limit.count(), instances);
-        FlowLimiter carried = current.limiter().withCount(count);
-        current = new Share(instances, carried != null ? carried : localOfCount.apply(count));
+        double shared = instances == 1 ? count : shareOf(count, instances);
+        FlowLimiter carried = current.limiter().withCount(shared);
+        current = new Share(instances, carried != null ? carried : localOfCount.apply(shared));
         share = current;
       }
       return current.limiter();

@@ -56,7 +56,8 @@ final class ClusterGroup {
       FlowRuleState state = states[i];
       FlowRule rule = state.rule;
       if (state.shadow == null && FlowRule.LIMIT_APP_DEFAULT.equals(rule.limitApp())
-          && rule.strategy() == FlowStrategy.DIRECT && state.sharedLimiter() instanceof ClusterFlowLimiter limiter) {
+          && rule.strategy() == FlowStrategy.DIRECT && state.sharedLimiter() instanceof ClusterFlowLimiter limiter
+          && limiter.limit != null) {
         members[i] = true;
         first = first < 0 ? i : first;
         rules.add(rule);
@@ -67,7 +68,10 @@ final class ClusterGroup {
       return null;
     }
     ClusterGuard guard = limiters.get(0).guard;
-    List<ClusterLimit> limits = limiters.stream().map(limiter -> limiter.limit).toList();
+    List<ClusterLimit> limits = new ArrayList<>();
+    for (ClusterFlowLimiter limiter : limiters) {
+      limits.add(java.util.Objects.requireNonNull(limiter.limit));
+    }
     ClusterCounter counter;
     try {
       counter = guard.client.counterOfAll(limits);

@@ -1,5 +1,7 @@
 package dev.weir;
 
+import dev.weir.cluster.ClusterCounter;
+import dev.weir.cluster.ClusterKeyLimit;
 import dev.weir.cluster.ClusterLimit;
 import dev.weir.rule.ControlBehavior;
 import dev.weir.rule.FlowGrade;
@@ -63,6 +65,29 @@ final class Limiters {
       case WARM_UP_QUEUE -> new WarmUpLimiter(interval, rule.count(), rule.warmUpPeriod().toNanos(),
           rule.coldFactor(), rule.maxQueueingTime().toNanos(), clock, now);
     };
+  }
+
+  /**
+   * A limiter of one key of {@code rule}, at {@code count} (the rule's, or the key's exception), in
+   * the cluster store when the rule is in cluster mode, the engine has a cluster client and it
+   * counts keys ({@link dev.weir.cluster.ClusterClient#keyCounter}); the fallback is then a local
+   * limiter of the same count.
+   */
+  FlowLimiter forParamValue(ParamFlowRule rule, Object key, double count) {
+    FlowLimiter local = forParamValue(rule, count);
+    if (!rule.clusterMode() || cluster == null || rule.grade() != FlowGrade.QPS
+        || rule.controlBehavior() != ControlBehavior.REJECT) {
+      return local;
+    }
+    String ruleId = (rule.key() != null ? "key=" + rule.key() : "param=" + rule.paramIndex()) + ","
+        + rule.duration().toMillis() + "ms";
+    ClusterKeyLimit limit = new ClusterKeyLimit(rule.resource(), ruleId, String.valueOf(key), count, rule.duration(),
+        rule.burst());
+    ClusterCounter counter = cluster.client.keyCounter(limit);
+    if (counter == null) {
+      return local;
+    }
+    return new ClusterFlowLimiter(cluster, count, counter, local, shared -> forParamValue(rule, shared));
   }
 
   /** A limiter of one argument value of {@code rule}, at {@code count} (the rule's, or the value's exception). */

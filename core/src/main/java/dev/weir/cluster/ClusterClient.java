@@ -28,6 +28,16 @@ public interface ClusterClient {
   }
 
   /**
+   * Returns the counter of one key of a cluster-mode param-flow rule; every instance that asks for
+   * an equal limit shares its count. Called the first time this instance meets the key (and again
+   * after the engine forgot it), on the calling thread: must not block. Returns null when the
+   * store cannot count keys (the default): the key is then counted on this instance alone.
+   */
+  default @Nullable ClusterCounter keyCounter(ClusterKeyLimit limit) {
+    return null;
+  }
+
+  /**
    * Returns how many instances of the application the store last reported alive (instances
    * announce themselves to it), or {@code 0} when this client has not learned it (it does not
    * announce, or never reached the store). Must not block: the last count seen, kept while the

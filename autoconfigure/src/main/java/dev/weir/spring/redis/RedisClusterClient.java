@@ -3,6 +3,7 @@ package dev.weir.spring.redis;
 import dev.weir.cluster.ClusterClient;
 import dev.weir.cluster.ClusterCounter;
 import dev.weir.cluster.ClusterDecision;
+import dev.weir.cluster.ClusterKeyLimit;
 import dev.weir.cluster.ClusterLimit;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
@@ -126,6 +127,31 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
   public String key(ClusterLimit limit) {
     return keyPrefix + ":{" + limit.resource() + "}:" + (limit.exact() ? "exact:" : "flow:") + limit.scope() + ":"
         + limit.interval().toMillis() + "ms";
+  }
+
+  /**
+   * Returns the Redis key of one key of a param-flow rule:
+   * {@code <prefix>:{<resource>|<key>}:pk:<rule>}. The resource and the key make the hash tag, so
+   * that the keys of one hot resource spread over a Redis Cluster's masters (each decision touches
+   * one key, so no two need to share a slot).
+   */
+  public String key(ClusterKeyLimit limit) {
+    return keyPrefix + ":{" + limit.resource() + "|" + limit.key() + "}:pk:" + limit.rule();
+  }
+
+  /** One {@code gcra.lua} call per decision on the key's one Redis string, which expires when its bucket is full again. */
+  @Override
+  public ClusterCounter keyCounter(ClusterKeyLimit limit) {
+    if (limit.count() == 0) {
+      CompletableFuture<ClusterDecision> refused = CompletableFuture.completedFuture(new ClusterDecision(false, 0, 0));
+      return permits -> refused; // a count of 0 refuses every call: no round trip
+    }
+    byte[][] keys = {key(limit).getBytes(StandardCharsets.UTF_8)};
+    BigDecimal micros = BigDecimal.valueOf(limit.duration().toNanos()).movePointLeft(3);
+    byte[] emission = ascii(micros.divide(BigDecimal.valueOf(limit.count()), java.math.MathContext.DECIMAL64)
+        .toPlainString());
+    byte[] capacity = ascii(BigDecimal.valueOf(limit.count()).add(BigDecimal.valueOf(limit.burst())).toPlainString());
+    return permits -> decide(RedisScript.GCRA, keys, permits, emission, capacity);
   }
 
   @Override

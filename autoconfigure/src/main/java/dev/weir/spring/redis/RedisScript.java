@@ -13,6 +13,7 @@ final class RedisScript {
   static final RedisScript EXACT_WINDOW = load("exact-window.lua");
   static final RedisScript SEVERAL_LIMITS = load("several-limits.lua");
   static final RedisScript ANNOUNCE = load("announce.lua");
+  static final RedisScript GCRA = load("gcra.lua");
 
   final byte[] bytes;
   final String sha;

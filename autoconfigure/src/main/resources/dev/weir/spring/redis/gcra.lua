@@ -1,0 +1,40 @@
+-- Weir cluster mode: one decision for one key of a param-flow rule, atomic on the Redis server.
+--
+-- KEYS[1]  the key's state: its theoretical arrival time (TAT), in us of Redis time, as a string
+-- ARGV[1]  emission interval in us: duration / count (a decimal number)
+-- ARGV[2]  capacity in permits: count + burst
+-- ARGV[3]  permits this call asks for
+-- Returns  {admitted (1|0), permits still free after this call, retry-after in ms (0 when admitted),
+--           the Redis time decided at, in us}
+--
+-- The generic cell rate algorithm, the same as the local per-key limiter: a token bucket of
+-- capacity permits refilled at one per emission interval, kept as one number. Taking p permits
+-- moves TAT to max(TAT, now) + p * emission; the call is admitted when that stays within capacity *
+-- emission of now. So the admissions in any span [a, b] number at most (b - a) / emission +
+-- capacity. One number per key, and the key expires when TAT is reached (the bucket is full again,
+-- which is what an absent key means): memory is bounded by the keys active in the last
+-- capacity * emission, never by the keys ever seen. A refusal writes nothing. Time is Redis' own
+-- (TIME); should it step back, TAT is only further ahead, which refuses sooner, never later. TAT is
+-- stored rounded up to the microsecond, which also errs on the side of refusing.
+local emission = tonumber(ARGV[1])
+local capacity = tonumber(ARGV[2])
+local permits = tonumber(ARGV[3])
+
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local stored = redis.call('GET', KEYS[1])
+local tat = now
+if stored then
+  tat = math.max(now, tonumber(stored))
+end
+local horizon = capacity * emission
+local nextTat = tat + permits * emission
+
+if nextTat - now <= horizon then
+  local ahead = math.ceil(nextTat) - now
+  redis.call('SET', KEYS[1], string.format('%.0f', math.ceil(nextTat)), 'PX',
+    string.format('%.0f', math.max(1, math.ceil(ahead / 1000))))
+  return {1, math.floor((horizon - ahead) / emission), 0, now}
+end
+return {0, math.max(0, math.floor((horizon - (tat - now)) / emission)),
+  math.max(1, math.ceil((nextTat - now - horizon) / 1000)), now}
