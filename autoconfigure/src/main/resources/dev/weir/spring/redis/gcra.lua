@@ -34,7 +34,8 @@ if nextTat - now <= horizon then
   local ahead = math.ceil(nextTat) - now
   redis.call('SET', KEYS[1], string.format('%.0f', math.ceil(nextTat)), 'PX',
     string.format('%.0f', math.max(1, math.ceil(ahead / 1000))))
-  return {1, math.floor((horizon - ahead) / emission), 0, now}
+  -- Free permits, from the unrounded TAT (1e-6 absorbs the binary rounding of a decimal emission).
+  return {1, math.floor((horizon - (nextTat - now)) / emission + 1e-6), 0, now}
 end
-return {0, math.max(0, math.floor((horizon - (tat - now)) / emission)),
+return {0, math.max(0, math.floor((horizon - (tat - now)) / emission + 1e-6)),
   math.max(1, math.ceil((nextTat - now - horizon) / 1000)), now}

@@ -1,0 +1,106 @@
+package dev.weir.spring.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.spring.test.RedisServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The per-key script ({@code gcra.lua}) on a real {@code redis-server}: the arithmetic of the
+ * theoretical arrival time against the Redis time it returns, burst, expiry, a refusal that writes
+ * nothing, and a state written ahead of Redis' clock.
+ */
+@Timeout(30)
+class GcraScriptTests {
+
+  private static RedisServer redis;
+  private static String script;
+  private static final AtomicInteger KEYS = new AtomicInteger();
+  /** 3 per second: one permit per 333333.3 us. */
+  private static final double EMISSION = 1_000_000.0 / 3;
+
+  @BeforeAll
+  static void start() throws IOException {
+    redis = RedisServer.start();
+    try (InputStream in = GcraScriptTests.class.getResourceAsStream("/dev/weir/spring/redis/gcra.lua")) {
+      script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    if (redis != null) {
+      redis.close();
+    }
+  }
+
+  @Test
+  void aFullBucketAdmitsItsCapacityThenRefusesUntilTheNextEmissionToTheMillisecond() {
+    String key = key();
+    List<Long> first = decide(key, EMISSION, 3, 1);
+    assertThat(first.subList(0, 3)).containsExactly(1L, 2L, 0L);
+    assertThat(decide(key, EMISSION, 3, 1).subList(0, 2)).containsExactly(1L, 1L);
+    List<Long> third = decide(key, EMISSION, 3, 1);
+    assertThat(third.subList(0, 2)).containsExactly(1L, 0L);
+    long tat = Long.parseLong((String) redis.call("GET", key));
+    // The TAT: three emissions after the first decision's time, each rounded up to the microsecond.
+    assertThat(tat).isEqualTo((long) Math.ceil(Math.ceil(Math.ceil(first.get(3) + EMISSION) + EMISSION) + EMISSION));
+    List<Long> refused = decide(key, EMISSION, 3, 1);
+    assertThat(refused.subList(0, 2)).containsExactly(0L, 0L);
+    assertThat(refused.get(2)).isEqualTo(Math.max(1, (long) Math.ceil((tat + EMISSION - refused.get(3) - 3 * EMISSION) / 1000)));
+    assertThat(redis.call("GET", key)).as("a refusal writes nothing").isEqualTo(Long.toString(tat));
+    // The key lives until the bucket is full again.
+    assertThat((Long) redis.call("PTTL", key)).isBetween(1L, 1000L);
+  }
+
+  @Test
+  void burstAddsToTheCapacityAndSeveralPermitsCostSeveralEmissions() {
+    String key = key();
+    assertThat(decide(key, EMISSION, 5, 4).subList(0, 2)).containsExactly(1L, 1L); // 3 + burst 2
+    assertThat(decide(key, EMISSION, 5, 2).get(0)).isZero();
+    assertThat(decide(key, EMISSION, 5, 1).subList(0, 2)).containsExactly(1L, 0L);
+  }
+
+  @Test
+  void aStateAheadOfRedisClockIsHonouredAsIs() {
+    String key = key();
+    long now = redisMicros();
+    long ahead = now + 1_000_000 + (long) (3 * EMISSION); // three admissions a second from now
+    redis.call("SET", key, Long.toString(ahead));
+    List<Long> refused = decide(key, EMISSION, 3, 1);
+    assertThat(refused.get(0)).isZero();
+    assertThat(refused.get(2)).isEqualTo((long) Math.ceil((ahead + EMISSION - refused.get(3) - 3 * EMISSION) / 1000));
+    assertThat(redis.call("GET", key)).isEqualTo(Long.toString(ahead));
+  }
+
+  @Test
+  void morePermitsThanTheCapacityNeverFit() {
+    String key = key();
+    assertThat(decide(key, EMISSION, 3, 4).get(0)).isZero();
+    assertThat(redis.call("EXISTS", key)).isEqualTo(0L);
+  }
+
+  private static String key() {
+    return "gcra:{r|k" + KEYS.incrementAndGet() + "}:pk:param=0,1000ms";
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<Long> decide(String key, double emission, long capacity, int permits) {
+    return (List<Long>) redis.call("EVAL", script, "1", key, Double.toString(emission), Long.toString(capacity),
+        Integer.toString(permits));
+  }
+
+  private static long redisMicros() {
+    @SuppressWarnings("unchecked")
+    List<Object> time = (List<Object>) redis.call("TIME");
+    return Long.parseLong((String) time.get(0)) * 1_000_000 + Long.parseLong((String) time.get(1));
+  }
+}
