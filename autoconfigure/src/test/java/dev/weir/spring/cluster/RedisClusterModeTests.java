@@ -19,6 +19,8 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -65,9 +67,15 @@ class RedisClusterModeTests {
     nodes.forEach(RedisServer::close);
   }
 
-  @Test
-  void eachRuleCountsOnTheNodeThatOwnsItsHashTag() throws InterruptedException {
-    List<String> properties = new ArrayList<>(List.of(
+  /**
+   * For each rule shape: one bucketed rule ({@code window}), one exact rule ({@code exact}), or the
+   * bucketed rule and an exact per-minute one decided together by one script ({@code two}, whose
+   * keys share the resource's slot).
+   */
+  @ParameterizedTest(name = "rules: {0}")
+  @ValueSource(strings = {"window", "exact", "two"})
+  void eachRuleCountsOnTheNodeThatOwnsItsHashTag(String shape) throws InterruptedException {
+    List<String> properties = new ArrayList<>(List.of("--weir.cluster.key-prefix=" + shape,
         "--spring.data.redis.cluster.nodes=" + nodes.stream().map(node -> "127.0.0.1:" + node.port())
             .collect(Collectors.joining(",")),
         "--weir.cluster.enabled=true", "--weir.cluster.timeout=2s", "--weir.cluster.fallback=deny"));
@@ -76,6 +84,15 @@ class RedisClusterModeTests {
       properties.add("--weir.flow[" + i + "].count=3");
       properties.add("--weir.flow[" + i + "].interval=10s");
       properties.add("--weir.flow[" + i + "].cluster-mode=true");
+      properties.add("--weir.flow[" + i + "].exact=" + shape.equals("exact"));
+      if (shape.equals("two")) {
+        int j = RESOURCES + i;
+        properties.add("--weir.flow[" + j + "].resource=resource-" + i);
+        properties.add("--weir.flow[" + j + "].count=10");
+        properties.add("--weir.flow[" + j + "].interval=60s");
+        properties.add("--weir.flow[" + j + "].exact=true");
+        properties.add("--weir.flow[" + j + "].cluster-mode=true");
+      }
     }
     try (ConfigurableApplicationContext context = new SpringApplicationBuilder(ClusterSharingApplication.class)
         .web(WebApplicationType.NONE).run(properties.toArray(String[]::new))) {
@@ -101,7 +118,12 @@ class RedisClusterModeTests {
         }
         assertThat(admitted).as(resource).isEqualTo(3);
 
-        String key = "weir:{" + resource + "}:flow:all:10000ms";
+        List<String> keys = switch (shape) {
+          case "exact" -> List.of(shape + ":{" + resource + "}:exact:all:10000ms");
+          case "two" -> List.of(shape + ":{" + resource + "}:flow:all:10000ms", shape + ":{" + resource + "}:exact:all:60000ms");
+          default -> List.of(shape + ":{" + resource + "}:flow:all:10000ms");
+        };
+        for (String key : keys) {
         long slot = (Long) nodes.get(0).call("CLUSTER", "KEYSLOT", key);
         assertThat(slot).isEqualTo((Long) nodes.get(0).call("CLUSTER", "KEYSLOT", resource)); // the tag decides
         int owner = slot <= 5460 ? 0 : slot <= 10922 ? 1 : 2;
@@ -115,12 +137,43 @@ class RedisClusterModeTests {
                 .hasMessageStartingWith("MOVED " + slot + " ");
           }
         }
+        }
       }
       assertThat(owners).as("the six keys are spread over the nodes").hasSizeGreaterThan(1);
       ClusterStatus status = weir.cluster();
       assertThat(status.fallbacks()).isZero();
       assertThat(status.admitted()).isEqualTo(3L * RESOURCES);
       assertThat(status.blocked()).isEqualTo(2L * RESOURCES);
+    }
+  }
+
+  /** Per-key counters: the key is part of the hash tag, so the keys of one resource spread over the masters. */
+  @Test
+  void theKeysOfOneResourceSpreadOverTheMasters() throws Exception {
+    String[] arguments = {"--spring.data.redis.cluster.nodes=" + nodes.stream().map(node -> "127.0.0.1:" + node.port())
+        .collect(Collectors.joining(",")), "--weir.cluster.enabled=true", "--weir.cluster.key-prefix=pk"};
+    try (ConfigurableApplicationContext context = new SpringApplicationBuilder(ClusterSharingApplication.class)
+        .web(WebApplicationType.NONE).run(arguments)) {
+      RedisClusterClient client = context.getBean(RedisClusterClient.class);
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (!client.connected() && System.nanoTime() < deadline) {
+        Thread.sleep(5); // the connection opens on real sockets in the background
+      }
+      Set<Integer> owners = new HashSet<>();
+      for (int k = 0; k < 30; k++) {
+        dev.weir.cluster.ClusterKeyLimit limit = new dev.weir.cluster.ClusterKeyLimit("api", "param=0,10000ms", "key" + k,
+            2, Duration.ofSeconds(10), 0);
+        dev.weir.cluster.ClusterCounter counter = client.keyCounter(limit);
+        assertThat(counter.acquire(1).get(5, java.util.concurrent.TimeUnit.SECONDS).admitted()).isTrue();
+        assertThat(counter.acquire(1).get(5, java.util.concurrent.TimeUnit.SECONDS).admitted()).isTrue();
+        assertThat(counter.acquire(1).get(5, java.util.concurrent.TimeUnit.SECONDS).admitted()).isFalse();
+        String key = client.key(limit);
+        long slot = (Long) nodes.get(0).call("CLUSTER", "KEYSLOT", key);
+        int owner = slot <= 5460 ? 0 : slot <= 10922 ? 1 : 2;
+        owners.add(owner);
+        assertThat(nodes.get(owner).call("EXISTS", key)).as(key + " on its owner").isEqualTo(1L);
+      }
+      assertThat(owners).as("30 keys of one resource on every master").hasSize(3);
     }
   }
 }
