@@ -6,6 +6,9 @@
 #      Redis client alone; -t 16 and 64; throughput, then sampled percentiles),
 #   3. at a fixed 1000 calls per second (FixedRateLatency: p99 with the rule in Redis minus p99 with
 #      the same rule local, median of rounds that alternate the two and Lettuce's own PING),
+#   4. per-key decisions (10^4 distinct keys, the per-key script gcra.lua): redis-benchmark EVALSHA
+#      (-r 10000 random keys, -c 16 and 64, -P 16) beside JMH PerKeyClusterBenchmark from one JVM
+#      (Weir's Redis client, and Bucket4j's Lettuce-based proxy manager with the same limit; -t 16, 64),
 # and writes benchmarks/results/cluster.md, with Redis' own CPU time per decision in each phase
 # (INFO cpu / commandstats), which tells whether redis-server's one thread is the limit. Never part
 # of the test command. On a small machine the JVM and redis-server share the cores.
@@ -13,7 +16,7 @@
 #   flock /tmp/jmh.lock benchmarks/cluster.sh    # about 4 minutes
 # Overrides (environment): FORKS (1), WARMUP_ITERATIONS (2), WARMUP_TIME (2s), ITERATIONS (3),
 # TIME (2s), THREADS ("16 64"), REQUESTS (redis-benchmark -n, 200000), FIXED_SECONDS (per round, 10),
-# FIXED_ROUNDS (3),
+# FIXED_ROUNDS (3), PHASES ("flow perkey fixed": which of 1+2, 4 and 3 to run), KEYS (10000),
 # JAVA (java), WEIR_TARGET (build folder, target-clbench), SKIP_BUILD=1, OUT (results/cluster.md).
 set -euo pipefail
 
@@ -28,6 +31,8 @@ threads=${THREADS:-16 64}
 requests=${REQUESTS:-200000}
 fixed_seconds=${FIXED_SECONDS:-10}
 fixed_rounds=${FIXED_ROUNDS:-3}
+phases=" ${PHASES:-flow perkey fixed} "
+keys=${KEYS:-10000}
 java=${JAVA:-java}
 target=${WEIR_TARGET:-target-clbench}
 out=${OUT:-$root/benchmarks/results/cluster.md}
@@ -35,8 +40,8 @@ jar=$root/benchmarks/$target/weir-benchmarks.jar
 
 # The exact command, with the overrides that were set.
 command=benchmarks/cluster.sh
-for var in FORKS WARMUP_ITERATIONS WARMUP_TIME ITERATIONS TIME THREADS REQUESTS FIXED_SECONDS FIXED_ROUNDS JAVA \
-    WEIR_TARGET SKIP_BUILD OUT; do
+for var in FORKS WARMUP_ITERATIONS WARMUP_TIME ITERATIONS TIME THREADS REQUESTS FIXED_SECONDS FIXED_ROUNDS PHASES KEYS \
+    JAVA WEIR_TARGET SKIP_BUILD OUT; do
   if [[ -n "${!var:-}" ]]; then command="$var=\"${!var}\" $command"; fi
 done
 
@@ -53,6 +58,9 @@ work=$(mktemp -d)
 script=$work/sliding-window.lua
 unzip -p "$jar" dev/weir/spring/redis/sliding-window.lua > "$script" 2>/dev/null && [[ -s "$script" ]] \
   || cp "$root/autoconfigure/src/main/resources/dev/weir/spring/redis/sliding-window.lua" "$script"
+gcra=$work/gcra.lua
+unzip -p "$jar" dev/weir/spring/redis/gcra.lua > "$gcra" 2>/dev/null && [[ -s "$gcra" ]] \
+  || cp "$root/autoconfigure/src/main/resources/dev/weir/spring/redis/gcra.lua" "$gcra"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --daemonize no >"$work/redis.log" 2>&1 &
 redis_pid=$!
@@ -77,28 +85,55 @@ mark() {
 sha=$(redis-cli -p "$port" -x SCRIPT LOAD < "$script")
 key='bench:{redis-benchmark}:flow:all:1000ms'
 : > "$work/redis-benchmark.csv"
-for c in $threads; do
-  for p in 1 16; do
-    mark begin "rb-c$c-P$p"
-    line=$(redis-benchmark -h 127.0.0.1 -p "$port" -n "$requests" -c "$c" -P "$p" --csv \
-      EVALSHA "$sha" 1 "$key" 2000000000 1000 10 1 | sed -n 2p)
-    mark end "rb-c$c-P$p"
-    echo "$c,$p,$line" >> "$work/redis-benchmark.csv"
-  done
-done
-
 params="-f $forks -wi $wi -w $w -i $i -r $r -p port=$port"
-for t in $threads; do
-  mark begin "jmh-t$t"
-  # shellcheck disable=SC2086 # params is a word list
-  "$java" -jar "$jar" ClusterDecisionBenchmark $params -t "$t" -bm thrpt -rf json -rff "$work/thrpt-t$t.json"
-  mark end "jmh-t$t"
-  # shellcheck disable=SC2086
-  "$java" -jar "$jar" ClusterDecisionBenchmark $params -t "$t" -bm sample -tu us -rf json -rff "$work/sample-t$t.json"
-done
+if [[ "$phases" == *" flow "* ]]; then
+  for c in $threads; do
+    for p in 1 16; do
+      mark begin "rb-c$c-P$p"
+      line=$(redis-benchmark -h 127.0.0.1 -p "$port" -n "$requests" -c "$c" -P "$p" --csv \
+        EVALSHA "$sha" 1 "$key" 2000000000 1000 10 1 | sed -n 2p)
+      mark end "rb-c$c-P$p"
+      echo "$c,$p,$line" >> "$work/redis-benchmark.csv"
+    done
+  done
 
-"$java" -cp "$jar" dev.weir.benchmarks.cluster.FixedRateLatency "$port" "$fixed_seconds" "$fixed_rounds" 5 \
-  > "$work/fixed.txt"
+  for t in $threads; do
+    mark begin "jmh-t$t"
+    # shellcheck disable=SC2086 # params is a word list
+    "$java" -jar "$jar" ClusterDecisionBenchmark $params -t "$t" -bm thrpt -rf json -rff "$work/thrpt-t$t.json"
+    mark end "jmh-t$t"
+    # shellcheck disable=SC2086
+    "$java" -jar "$jar" ClusterDecisionBenchmark $params -t "$t" -bm sample -tu us -rf json -rff "$work/sample-t$t.json"
+  done
+fi
+
+# Per-key: the same gcra.lua, its arguments as Weir sends them for 1,000,000 a minute (emission
+# 60 us, capacity 1000000), over $keys random keys (redis-benchmark's -r draws __rand_int__).
+: > "$work/perkey-rb.csv"
+if [[ "$phases" == *" perkey "* ]]; then
+  gsha=$(redis-cli -p "$port" -x SCRIPT LOAD < "$gcra")
+  for c in $threads; do
+    mark begin "pk-rb-c$c"
+    line=$(redis-benchmark -h 127.0.0.1 -p "$port" -n "$requests" -c "$c" -P 16 -r "$keys" --csv \
+      EVALSHA "$gsha" 1 'bench:{api|k__rand_int__}:pk:param=0,60000ms' 60 1000000 1 | sed -n 2p)
+    mark end "pk-rb-c$c"
+    echo "$c,16,$line" >> "$work/perkey-rb.csv"
+  done
+  for t in $threads; do
+    # shellcheck disable=SC2086
+    "$java" -jar "$jar" PerKeyClusterBenchmark $params -p keys="$keys" -t "$t" -bm thrpt -rf json \
+      -rff "$work/perkey-thrpt-t$t.json"
+    # shellcheck disable=SC2086
+    "$java" -jar "$jar" PerKeyClusterBenchmark $params -p keys="$keys" -t "$t" -bm sample -tu us -rf json \
+      -rff "$work/perkey-sample-t$t.json"
+  done
+fi
+
+: > "$work/fixed.txt"
+if [[ "$phases" == *" fixed "* ]]; then
+  "$java" -cp "$jar" dev.weir.benchmarks.cluster.FixedRateLatency "$port" "$fixed_seconds" "$fixed_rounds" 5 \
+    > "$work/fixed.txt"
+fi
 
 python3 - "$work" "$out" "$java" "$params" "$threads" "$requests" "$fixed_seconds" "$fixed_rounds" "$command" <<'PY'
 import csv, datetime, json, os, platform, subprocess, sys
@@ -136,6 +171,8 @@ for rec in csv.reader(open(os.path.join(work, 'redis-benchmark.csv'))):
     rows.append(('redis-benchmark EVALSHA', c, f'-P {p}', float(rps), float(p50), float(p99), redis_us(f'rb-c{c}-P{p}')))
 best_p16 = {r[1]: r[3] for r in rows if r[2] == '-P 16'}
 for t in threads:
+    if not os.path.exists(os.path.join(work, f'thrpt-t{t}.json')):
+        continue
     thrpt = {b['benchmark'].rsplit('.', 1)[1]: b for b in json.load(open(os.path.join(work, f'thrpt-t{t}.json')))}
     sample = {b['benchmark'].rsplit('.', 1)[1]: b for b in json.load(open(os.path.join(work, f'sample-t{t}.json')))}
     for name, label in (('engineEntry', 'Weir: weir.entry + close, rule in Redis'), ('clientOnly', 'Weir: Redis client alone')):
@@ -184,7 +221,9 @@ lines.append('')
 lines.append('| goal | measured | |')
 lines.append('|---|---|---|')
 for t in threads:
-    weir = next(r[3] for r in rows if r[0].startswith('Weir: weir.entry') and r[1] == t)
+    weir = next((r[3] for r in rows if r[0].startswith('Weir: weir.entry') and r[1] == t), None)
+    if weir is None or t not in best_p16:
+        continue
     ratio = weir / best_p16[t]
     lines.append(f'| ≥ 50% of redis-benchmark -P 16 ({t}) | {weir:,.0f} / {best_p16[t]:,.0f} = {ratio:.0%} | '
                  f'{"met" if ratio >= 0.5 else "missed"} |')
@@ -200,6 +239,45 @@ if 'redis' in fixed and 'local' in fixed:
     lines.append('|---:|---|---:|---:|---:|---:|---:|')
     for rnd, variant, v in fixed_rounds_rows:
         lines.append(f'| {rnd} | {variant} | {v[0]:.1f} | {v[1]:.1f} | {v[2]:.1f} | {v[3]:.1f} | {v[4]:.1f} |')
+
+# Per-key decisions: redis-benchmark on gcra.lua beside Weir's client and Bucket4j, same keys and limit.
+pk = []
+for rec in csv.reader(open(os.path.join(work, 'perkey-rb.csv'))):
+    c, p, _test, rps, _avg, _min, p50, _p95, p99, _max = rec
+    pk.append(('redis-benchmark EVALSHA gcra.lua, random keys', c, f'-P {p}', float(rps), float(p50), float(p99),
+               redis_us(f'pk-rb-c{c}')))
+for t in threads:
+    path = os.path.join(work, f'perkey-thrpt-t{t}.json')
+    if not os.path.exists(path):
+        continue
+    thrpt = {b['benchmark'].rsplit('.', 1)[1]: b for b in json.load(open(path))}
+    sample = {b['benchmark'].rsplit('.', 1)[1]: b for b in json.load(open(os.path.join(work, f'perkey-sample-t{t}.json')))}
+    for name, label in (('weirKey', "Weir: Redis client, gcra.lua per key"),
+                        ('bucket4jKey', "Bucket4j: Lettuce proxy manager (CAS) per key")):
+        pct = sample[name]['primaryMetric']['scorePercentiles']
+        pk.append((label, t, 'one call per thread', thrpt[name]['primaryMetric']['score'], pct['50.0'] / 1000,
+                   pct['99.0'] / 1000, None))
+if pk:
+    lines.append('')
+    lines.append('## Per-key decisions')
+    lines.append('')
+    lines.append(f'{os.environ.get("KEYS", "10000")} distinct keys (uniformly random per call), a per-key limit of 1,000,000 a minute that no run '
+                 'reaches: every decision reads and writes one key in Redis. Goal: Weir ≥ 50% of redis-benchmark\'s '
+                 'pipelined throughput of the same script, and ahead of Bucket4j in throughput and p99.')
+    lines.append('')
+    lines.append('| what | threads / connections | pipelining | decisions/s | p50 (ms) | p99 (ms) | Redis CPU (µs/decision) |')
+    lines.append('|---|---:|---|---:|---:|---:|---:|')
+    for src, t, p, ops, p50, p99, us in pk:
+        cpu_us = '' if us is None else f'{us[0]:.1f}'
+        lines.append(f'| {src} | {t} | {p} | {ops:,.0f} | {p50:.3f} | {p99:.3f} | {cpu_us} |')
+    for t in threads:
+        rb = next((r for r in pk if r[0].startswith('redis-benchmark') and r[1] == t), None)
+        w = next((r for r in pk if r[0].startswith('Weir') and r[1] == t), None)
+        b = next((r for r in pk if r[0].startswith('Bucket4j') and r[1] == t), None)
+        if rb and w:
+            lines.append(f'- {t} threads: Weir {w[3]:,.0f} / redis-benchmark {rb[3]:,.0f} = {w[3] / rb[3]:.0%} '
+                         f'({"met" if w[3] / rb[3] >= 0.5 else "missed"})' + (
+                             f'; Bucket4j {b[3]:,.0f}/s, p99 {b[5]:.3f} ms against Weir\'s {w[5]:.3f} ms' if b else ''))
 open(out, 'w').write('\n'.join(lines) + '\n')
 print('\n'.join(lines))
 PY
