@@ -99,6 +99,9 @@ public final class WeirHealthIndicator implements HealthIndicator {
     }
     details.put("breaker", RulesJson.circuitState(cluster.breakerState()));
     details.put("fallback", cluster.options().fallback().name().toLowerCase(Locale.ROOT));
+    if (cluster.liveInstances() > 0) {
+      details.put("liveInstances", cluster.liveInstances()); // announced: the share fallback's divisor
+    }
     Map<String, Long> decisions = new LinkedHashMap<>();
     decisions.put("admitted", cluster.admitted());
     decisions.put("blocked", cluster.blocked());

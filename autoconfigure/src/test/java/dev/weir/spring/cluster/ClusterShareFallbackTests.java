@@ -44,6 +44,10 @@ class ClusterShareFallbackTests extends WithRedisServer {
       awaitConnected(b);
       await("both instances count two", () -> status(a).liveInstances() == 2 && status(b).liveInstances() == 2);
       assertThat(redis.call("ZCARD", "faults:instances")).isEqualTo(2L);
+      @SuppressWarnings("unchecked")
+      Map<String, Object> details = (Map<String, Object>) a.getBean("weirHealthIndicator",
+          dev.weir.spring.actuate.WeirHealthIndicator.class).health().getDetails().get("cluster");
+      assertThat(details).containsEntry("liveInstances", 2).containsEntry("fallback", "share");
       assertThat((Long) redis.call("PTTL", "faults:instances"))
           .isBetween(1L, RedisClusterClient.INSTANCE_TTL.toMillis());
       b.close();
