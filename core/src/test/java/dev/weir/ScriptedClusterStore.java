@@ -65,6 +65,29 @@ final class ScriptedClusterStore implements ClusterClient {
     };
   }
 
+  /** The per-key limits asked for, in order. */
+  final List<dev.weir.cluster.ClusterKeyLimit> keyLimits = new CopyOnWriteArrayList<>();
+
+  /** Counts each key in memory as {@link Mode#COUNT} counts a limit (no refill), or fails as scripted. */
+  @Override
+  public ClusterCounter keyCounter(dev.weir.cluster.ClusterKeyLimit limit) {
+    keyLimits.add(limit);
+    long[] count = counts.computeIfAbsent(List.of(limit.resource(), limit.rule(), limit.key()), key -> new long[1]);
+    return permits -> {
+      acquires.incrementAndGet();
+      return switch (mode) {
+        case COUNT -> CompletableFuture.completedFuture(decide(count, limit.count(), permits));
+        case THROW -> throw new IllegalStateException("client broken");
+        case HANG -> {
+          CompletableFuture<ClusterDecision> future = new CompletableFuture<>();
+          hanging.add(future);
+          yield future;
+        }
+        default -> CompletableFuture.failedFuture(new IllegalStateException("store down"));
+      };
+    };
+  }
+
   /** Whether {@link #counterOfAll} combines limits (else it answers null, as a store that cannot). */
   volatile boolean combining;
   /** The limits of each combined counter made. */
