@@ -64,7 +64,10 @@ class ClusterFaultTests extends WithRedisServer {
       Sampler outage = new Sampler(status);
       outage.sampleFor(Duration.ofMillis(100)); // answers that were on their way at the kill are counted by now
       Counts outageStart = Counts.of(status);
-      outage.sampleFor(Duration.ofMillis(900));
+      // 1.4 s more, not a whole interval: an exact local window admits its first count at the kill
+      // and the next exactly one interval later, which must fall inside the window counted below,
+      // not on its edge bucket.
+      outage.sampleFor(Duration.ofMillis(1_400));
       Counts outageEnd = Counts.of(status);
 
       long restartFrom = load.now();
