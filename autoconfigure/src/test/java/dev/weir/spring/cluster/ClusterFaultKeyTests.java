@@ -53,19 +53,35 @@ class ClusterFaultKeyTests extends WithRedisServer {
       }
       assertThat(decide(counter).admitted()).isFalse();
       redis.kill();
-      CompletableFuture<ClusterDecision> down = counter.acquire(1);
-      assertThatFailsPromptly(down);
+      // A decision sent before Lettuce noticed the kill waits in its buffer, to be sent again after
+      // a reconnect; the engine gives up on it at its deadline (cancel), so it never is. Once the
+      // client saw the connection drop, a decision fails at once.
+      await("a decision fails at once", () -> {
+        CompletableFuture<ClusterDecision> down = counter.acquire(1);
+        try {
+          down.get(200, TimeUnit.MILLISECONDS);
+          return false;
+        } catch (ExecutionException failedAtOnce) {
+          return true;
+        } catch (TimeoutException | InterruptedException waiting) {
+          down.cancel(false);
+          return false;
+        }
+      });
       redis.restart();
       await("Lettuce reconnects", () -> {
+        CompletableFuture<ClusterDecision> first = counter.acquire(1);
         try {
-          return decide(counter).admitted();
-        } catch (Exception e) {
+          return first.get(1, TimeUnit.SECONDS).admitted();
+        } catch (Exception notYet) {
+          first.cancel(false); // given up on, as the engine would
           return false;
         }
       });
       assertThat(decide(counter).admitted()).isTrue();
       assertThat(decide(counter).admitted()).isTrue();
-      assertThat(decide(counter).admitted()).as("a full bucket of 3 in the new Redis").isFalse();
+      assertThat(decide(counter).admitted()).as("a full bucket of 3 in the new Redis, none taken by a"
+          + " decision given up on while it was down").isFalse();
     }
   }
 
@@ -97,17 +113,6 @@ class ClusterFaultKeyTests extends WithRedisServer {
       }
       assertThat(admitted).as("of the 2 permits left, minus what the cancelled decisions took").isBetween(0, 2);
       assertThat(frozen).allSatisfy(decision -> assertThat(decision).isCancelled());
-    }
-  }
-
-  private static void assertThatFailsPromptly(CompletableFuture<ClusterDecision> decision) throws Exception {
-    try {
-      decision.get(2, TimeUnit.SECONDS);
-      throw new AssertionError("a decision of a dead Redis answered: " + decision.join());
-    } catch (ExecutionException expected) {
-      // failed at once or when the connection dropped; never buffered for later
-    } catch (TimeoutException e) {
-      throw new AssertionError("a decision of a dead Redis neither failed nor answered within 2 s", e);
     }
   }
 
