@@ -5,7 +5,9 @@ import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A store that counts cluster-mode flow rules for every instance of an application.
+ * A store that counts cluster-mode rules for every instance of an application: flow limits alone
+ * or several at once ({@link #counterOfAll}), keys of param-flow rules ({@link #keyCounter}), and
+ * how many instances are live ({@link #liveInstances}, for the {@link ClusterFallback#SHARE} fallback).
  *
  * <p>Implementations must be thread-safe. {@link #counter} is called when a rule is loaded (not per
  * call) and must not block; the counters it returns are called on the hot path.

@@ -1,5 +1,6 @@
 /**
- * Cluster mode: flow rules whose count is shared by every instance of an application.
+ * Cluster mode: flow rules (and keys of param-flow rules) whose count is shared by every instance
+ * of an application.
  *
  * <p>The engine does not talk to any store itself. A {@link dev.weir.cluster.ClusterClient} (the
  * Spring starter ships one on Redis) turns a {@link dev.weir.cluster.ClusterLimit} into a
