@@ -45,18 +45,23 @@ public final class RedisSentinels implements AutoCloseable {
   /** Starts the deployment and waits until it can fail over. */
   public static RedisSentinels start() {
     assumeSentinelAvailable();
-    RedisServer master = RedisServer.start();
-    RedisSentinels deployment;
+    Path dir;
     try {
-      deployment = new RedisSentinels(Files.createTempDirectory("weir-sentinels"));
+      dir = Files.createTempDirectory("weir-sentinels");
+      Files.createDirectories(dir.resolve("master"));
+      Files.createDirectories(dir.resolve("replica"));
     } catch (IOException e) {
-      master.close();
       throw new UncheckedIOException(e);
     }
+    // Replication writes an RDB file on each side: into folders of their own in the temporary
+    // folder, not into the working directory.
+    RedisServer master = RedisServer.start(List.of("--dir", dir.resolve("master").toString()));
+    RedisSentinels deployment = new RedisSentinels(dir);
     deployment.servers.add(master);
     Runtime.getRuntime().addShutdownHook(deployment.shutdownHook);
     try {
-      deployment.servers.add(RedisServer.start(List.of("--replicaof", "127.0.0.1", Integer.toString(master.port()))));
+      deployment.servers.add(RedisServer.start(List.of("--replicaof", "127.0.0.1", Integer.toString(master.port()),
+          "--dir", dir.resolve("replica").toString())));
       deployment.await("the replica is in sync", () -> master.command("INFO", "replication").contains("connected_slaves:1")
           && deployment.replica().command("INFO", "replication").contains("master_link_status:up"));
       for (int i = 0; i < 3; i++) {
