@@ -105,6 +105,6 @@ final class ParamFlowRuleState {
   }
 
   private FlowLimiter newLimiter(Object key) {
-    return limiters.forParamValue(rule, countOf(key));
+    return limiters.forParamValue(rule, key, countOf(key));
   }
 }

@@ -1,5 +1,7 @@
 package dev.weir;
 
+import dev.weir.rule.ControlBehavior;
+import dev.weir.rule.FlowGrade;
 import dev.weir.rule.FlowRule;
 import dev.weir.rule.InvalidRulesException;
 import dev.weir.rule.ParamFlowRule;
@@ -114,10 +116,13 @@ public final class RuleRegistry {
           violations.add(new RuleViolation("param-flow[" + i + "].key", String.valueOf(invalid.getMessage())));
         }
       }
-      if (rule.clusterMode()) {
-        violations.add(new RuleViolation("param-flow[" + i + "].cluster-mode", clustered
-            ? "per-key cluster limits are not available in this version; count each key on each instance"
-            : "needs a cluster client, and this engine has none (weir.cluster.enabled)"));
+      if (rule.clusterMode() && !clustered) {
+        violations.add(new RuleViolation("param-flow[" + i + "].cluster-mode",
+            "needs a cluster client, and this engine has none (weir.cluster.enabled)"));
+      } else if (rule.clusterMode() && (rule.grade() != FlowGrade.QPS
+          || rule.controlBehavior() != ControlBehavior.REJECT)) {
+        violations.add(new RuleViolation("param-flow[" + i + "].cluster-mode",
+            "supports grade qps with control-behavior reject only (a token bucket per key in the store)"));
       }
     }
     return violations;

@@ -64,6 +64,13 @@ class ReactiveRoutesTests {
     ticker.advance(Duration.ofSeconds(30));
     long failed = weir.statistics("rx.api").totalFailed();
     assertThat(LocalHttp.get(port, "/rx/api/fail", "X-Api-Key", "f").statusCode()).isEqualTo(500);
+    // The call ends when the chain's signal has passed (doFinally), which may be just after the
+    // client has its answer: wait for it, boundedly.
+    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    while ((weir.statistics("rx.api").activeCalls() != 0 || weir.statistics("rx.api").totalFailed() != failed + 1)
+        && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
     assertThat(weir.statistics("rx.api").totalFailed()).isEqualTo(failed + 1);
     assertThat(weir.statistics("rx.api").activeCalls()).isZero();
     ticker.advance(Duration.ofSeconds(30));
