@@ -65,6 +65,11 @@ class SpelKeyExpressionsTests {
       assertThat(key.keyOf(args)).isEqualTo("K-eu");
     }
     assertThat(key.toString()).endsWith("(compiled)");
+    ParamKey plain = keys.compile("place", "#apiKey");
+    for (int i = 0; i < 300; i++) {
+      assertThat(plain.keyOf(args)).isEqualTo("k");
+    }
+    assertThat(plain.toString()).as("a bare argument").endsWith("(compiled)");
     ParamKey onAPrivateType = keys.compile("place", "#order.customerId");
     for (int i = 0; i < 300; i++) {
       assertThat(onAPrivateType.keyOf(new Object[] {new Order("c-9", 1), "k"})).isEqualTo("c-9");
