@@ -35,7 +35,12 @@ phases=" ${PHASES:-flow perkey fixed} "
 keys=${KEYS:-10000}
 java=${JAVA:-java}
 target=${WEIR_TARGET:-target-clbench}
-out=${OUT:-$root/benchmarks/results/cluster.md}
+# A run of some phases only writes a file of its own, so that it cannot replace the published table.
+if [ "${PHASES:-flow perkey fixed}" = "flow perkey fixed" ]; then
+  out=${OUT:-$root/benchmarks/results/cluster.md}
+else
+  out=${OUT:-$root/benchmarks/results/cluster-${PHASES// /-}.md}
+fi
 jar=$root/benchmarks/$target/weir-benchmarks.jar
 
 # The exact command, with the overrides that were set.
