@@ -1,6 +1,8 @@
 package dev.weir.spring.actuate;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.weir.CircuitState;
+import dev.weir.ClusterStatus;
 import dev.weir.ResourceStatistics;
 import dev.weir.Weir;
 import dev.weir.rule.InvalidRulesException;
@@ -40,10 +42,14 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *
  * <ul>
  *   <li>{@code GET /actuator/weir}: {@code {"resources": {name: resource, ...}, "system": {...}}},
- *       resources in name order; {@code system} holds the limits of the system rule that are on.
+ *       resources in name order; {@code system} holds the limits of the system rule that are on; in
+ *       cluster mode {@code cluster} describes the connection to the store. A browser asking for
+ *       {@code text/html} gets the live dashboard page instead ({@link WeirEndpointFormat},
+ *       {@link WeirEndpointWebExtension}).
  *   <li>{@code GET /actuator/weir/{resource}}: one resource, {@code passQps}, {@code blockQps},
  *       {@code successQps}, {@code exceptionQps}, {@code avgRt} (ms), {@code activeCalls},
  *       {@code circuitState} ({@code closed}, {@code open}, {@code half_open}),
+ *       {@code blocked} (per kind, permits refused, ever),
  *       {@code shadowBlocked} (per kind, what its rules in shadow mode would have refused, ever) and
  *       {@code rules} ({@code flow}, {@code degrade}, {@code paramFlow}, {@code authority}, each rule
  *       with its {@code shadow} flag); not found when the engine neither tracks the resource nor has
@@ -118,8 +124,12 @@ public final class WeirEndpoint {
     this.changes = changes;
   }
 
-  /** Returns every resource of the engine, and the system rule. */
-  @ReadOperation
+  /**
+   * Returns every resource of the engine, the system rule, and the cluster connection in cluster
+   * mode. Over HTTP the {@link WeirEndpointWebExtension} answers this operation, and a browser gets
+   * the dashboard page instead ({@link WeirEndpointFormat}).
+   */
+  @ReadOperation(producesFrom = WeirEndpointFormat.class)
   public WeirDescriptor weir() {
     Map<String, RuleSet> rules = weir.rules().rulesByResource();
     Set<String> names = new HashSet<>(weir.resources());
@@ -128,7 +138,14 @@ public final class WeirEndpoint {
     for (String name : names) {
       resources.put(name, describe(name, rules.getOrDefault(name, RuleSet.empty())));
     }
-    return new WeirDescriptor(resources, RulesJson.system(weir.rules().systemRule()));
+    ClusterStatus cluster = weir.cluster();
+    Map<String, Object> clusterJson = null;
+    if (cluster != null) {
+      clusterJson = new LinkedHashMap<>();
+      clusterJson.put("store", cluster.description());
+      clusterJson.putAll(ClusterJson.state(cluster));
+    }
+    return new WeirDescriptor(resources, RulesJson.system(weir.rules().systemRule()), clusterJson);
   }
 
   /**
@@ -209,17 +226,19 @@ public final class WeirEndpoint {
         RulesJson.degrade(rules.degrade()), RulesJson.paramFlow(rules.paramFlow()),
         RulesJson.authority(rules.authority()));
     ResourceStatistics statistics = weir.statistics(resource);
+    Map<String, Long> blocked = new LinkedHashMap<>();
     Map<String, Long> shadowBlocked = new LinkedHashMap<>();
     for (RuleKind kind : RuleKind.values()) {
+      blocked.put(RulesJson.key(kind), statistics == null ? 0 : statistics.totalBlocked(kind));
       shadowBlocked.put(RulesJson.key(kind), statistics == null ? 0 : statistics.totalShadowBlocked(kind));
     }
     if (statistics == null) {
-      return new ResourceDescriptor(0, 0, 0, 0, 0, 0, RulesJson.circuitState(CircuitState.CLOSED), shadowBlocked,
-          rulesDescriptor);
+      return new ResourceDescriptor(0, 0, 0, 0, 0, 0, RulesJson.circuitState(CircuitState.CLOSED), blocked,
+          shadowBlocked, rulesDescriptor);
     }
     return new ResourceDescriptor(statistics.passQps(), statistics.blockQps(), statistics.successQps(),
         statistics.exceptionQps(), statistics.avgRtMillis(), statistics.activeCalls(),
-        RulesJson.circuitState(statistics.circuitState()), shadowBlocked, rulesDescriptor);
+        RulesJson.circuitState(statistics.circuitState()), blocked, shadowBlocked, rulesDescriptor);
   }
 
   private static Replacement refuse(SecurityContext securityContext, String resource,
@@ -275,12 +294,16 @@ public final class WeirEndpoint {
   }
 
   /**
-   * Every resource of the engine, and its system rule.
+   * Every resource of the engine, its system rule, and its cluster connection.
    *
    * @param resources each resource by name, in name order
    * @param system the limits of the system rule that are on (YAML keys in camelCase); empty when off
+   * @param cluster in cluster mode only (left out otherwise): the store, its breaker, the fallback,
+   *     the instances announced, the decisions by outcome ({@code admitted}, {@code blocked},
+   *     {@code fallback}; totals since start), those in flight and the last failure
    */
-  public record WeirDescriptor(Map<String, ResourceDescriptor> resources, Map<String, Object> system)
+  public record WeirDescriptor(Map<String, ResourceDescriptor> resources, Map<String, Object> system,
+      @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Map<String, Object> cluster)
       implements OperationResponseBody {
   }
 
@@ -294,12 +317,15 @@ public final class WeirEndpoint {
    * @param avgRt mean response time of the calls completed in the last second, in milliseconds
    * @param activeCalls admitted calls inside now
    * @param circuitState {@code closed}, {@code open} (any breaker open) or {@code half_open}
+   * @param blocked permits refused, ever, by the kind of the refusing rule ({@code flow},
+   *     {@code degrade}, {@code paramFlow}, {@code authority}, {@code system})
    * @param shadowBlocked permits that rules in shadow mode would have refused, ever, by kind
    *     ({@code flow}, {@code degrade}, {@code paramFlow}, {@code authority}, {@code system})
    * @param rules the rules in force
    */
   public record ResourceDescriptor(long passQps, long blockQps, long successQps, long exceptionQps, double avgRt,
-      long activeCalls, String circuitState, Map<String, Long> shadowBlocked, RulesDescriptor rules)
+      long activeCalls, String circuitState, Map<String, Long> blocked, Map<String, Long> shadowBlocked,
+      RulesDescriptor rules)
       implements OperationResponseBody {
   }
 

@@ -7,7 +7,6 @@ import dev.weir.Weir;
 import dev.weir.spring.rules.RuleSources;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
@@ -97,21 +96,7 @@ public final class WeirHealthIndicator implements HealthIndicator {
       details.put("reachable", false);
       details.put("error", cause.getClass().getSimpleName() + ": " + cause.getMessage());
     }
-    details.put("breaker", RulesJson.circuitState(cluster.breakerState()));
-    details.put("fallback", cluster.options().fallback().name().toLowerCase(Locale.ROOT));
-    if (cluster.liveInstances() > 0) {
-      details.put("liveInstances", cluster.liveInstances()); // announced: the share fallback's divisor
-    }
-    Map<String, Long> decisions = new LinkedHashMap<>();
-    decisions.put("admitted", cluster.admitted());
-    decisions.put("blocked", cluster.blocked());
-    decisions.put("fallback", cluster.fallbacks());
-    details.put("decisions", decisions);
-    details.put("inFlight", cluster.inFlight());
-    String lastFailure = cluster.lastFailure();
-    if (lastFailure != null) {
-      details.put("lastFailure", lastFailure);
-    }
+    details.putAll(ClusterJson.state(cluster));
     return details;
   }
 }

@@ -11,6 +11,8 @@ import dev.weir.spring.rules.RuleSources;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
 import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
@@ -53,8 +55,14 @@ public final class WeirEndpointAutoConfiguration {
   @ConditionalOnMissingBean
   @ConditionalOnBean(WeirEndpoint.class)
   @ConditionalOnAvailableEndpoint(endpoint = WeirEndpoint.class, exposure = EndpointExposure.WEB)
-  WeirEndpointWebExtension weirEndpointWebExtension(WeirEndpoint endpoint) {
-    return new WeirEndpointWebExtension(endpoint);
+  WeirEndpointWebExtension weirEndpointWebExtension(WeirEndpoint endpoint,
+      ObjectProvider<EndpointAccessResolver> access) {
+    // The page offers its rule editor only when POST is mapped: the same resolver decides that.
+    return new WeirEndpointWebExtension(endpoint, () -> {
+      EndpointAccessResolver resolver = access.getIfAvailable();
+      return resolver != null
+          && resolver.accessFor(EndpointId.of("weir"), Access.READ_ONLY) == Access.UNRESTRICTED;
+    });
   }
 
   @Configuration(proxyBeanMethods = false)
