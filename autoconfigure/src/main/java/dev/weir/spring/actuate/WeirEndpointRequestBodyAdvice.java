@@ -35,7 +35,10 @@ import tools.jackson.databind.node.ObjectNode;
  * the object posted, with the query parameters added as keys (they are arguments too, and
  * {@link WeirEndpoint} refuses what is not a kind of rules). A key of the body can then neither be
  * lost nor take the place of the path's resource. Bodies of other requests and operations are left
- * alone, and a body that is not a JSON object is passed on untouched, to be refused as before.
+ * alone, and a body that is not a JSON object is passed on untouched, to be refused as before. So is
+ * a body that already is the operation's argument, {@code {"rules": "<the JSON text>"}}: the form
+ * every web stack takes (Spring WebFlux reads bodies the same way, without this advice), which the
+ * dashboard page posts.
  */
 @ControllerAdvice
 public final class WeirEndpointRequestBodyAdvice extends RequestBodyAdviceAdapter {
@@ -92,6 +95,9 @@ public final class WeirEndpointRequestBodyAdvice extends RequestBodyAdviceAdapte
     }
     if (!(tree instanceof ObjectNode object)) {
       return body;
+    }
+    if (object.size() == 1 && object.has("rules") && object.get("rules").isString() && query.isEmpty()) {
+      return body; // already the operation's one argument, as every stack takes it (the dashboard posts so)
     }
     query.forEach((name, values) -> {
       if (!object.has(name)) {

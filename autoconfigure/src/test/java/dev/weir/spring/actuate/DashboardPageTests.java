@@ -119,10 +119,25 @@ class DashboardPageTests {
     @LocalServerPort
     int port;
 
+    @Autowired
+    Weir weir;
+
     @Test
     void thePageOffersTheRuleEditor() throws Exception {
       assertThat(get(port, "/actuator/weir", BROWSER_ACCEPT).body()).contains("data-writes=\"open\"")
           .doesNotContain("data-writes=\"closed\"");
+    }
+
+    @Test
+    void theRulesThePagePostsAsTheOperationsArgumentAreAppliedOnSpringMvc() throws Exception {
+      HttpRequest post = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/actuator/weir/page.posted"))
+          .header("Content-Type", "application/json")
+          .POST(HttpRequest.BodyPublishers.ofString("{\"rules\": \"{\\\"flow\\\": [{\\\"count\\\": 9}]}\"}"))
+          .build();
+      HttpResponse<String> applied = CLIENT.send(post, HttpResponse.BodyHandlers.ofString());
+      assertThat(applied.statusCode()).as(applied.body()).isEqualTo(200);
+      assertThat(weir.rules().rules("page.posted").flow()).singleElement()
+          .satisfies(rule -> assertThat(rule.count()).isEqualTo(9.0));
     }
   }
 

@@ -1,0 +1,254 @@
+package dev.weir.sample.shop;
+
+import static dev.weir.sample.shop.HeadlessChromium.await;
+import static dev.weir.sample.shop.HeadlessChromium.screenshot;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.Weir;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.Keys;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+/**
+ * The dashboard in a real browser (Debian's chromium, headless, 1280 by 900) against the sample shop
+ * on a random port, as an operator uses it: the page lists the shop's resources and updates itself;
+ * traffic above the search limit shows as passed and refused calls, with the refusing rule's kind; the
+ * flaky carrier (failing every call here) opens its circuit, which the page highlights in words; an
+ * edit of the search limit with a bad value shows the server's error beside the line and changes
+ * nothing; a good value changes the limit, which the traffic then shows. The keyboard alone reaches
+ * all of it. Screenshots go to {@code target/screenshots} (and to {@code -Dweir.screenshots}).
+ */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class DashboardBrowserTests {
+
+  static String text(WebDriver browser, String css) {
+    List<WebElement> found = browser.findElements(By.cssSelector(css));
+    return found.isEmpty() ? null : found.get(0).getText();
+  }
+
+  static double number(WebDriver browser, String resource, String metric) {
+    String value = text(browser, "tr[data-resource='" + resource + "'] td[data-metric='" + metric + "'] .num");
+    return value == null ? -1 : Double.parseDouble(value);
+  }
+
+  static int updates(WebDriver browser) {
+    String value = browser.findElement(By.tagName("body")).getDomAttribute("data-updates");
+    return value == null ? 0 : Integer.parseInt(value);
+  }
+
+  /** Replaces the editor's text as a user does: select all, type. */
+  static void type(WebElement area, String text) {
+    area.sendKeys(Keys.chord(Keys.CONTROL, "a"));
+    area.sendKeys(Keys.DELETE);
+    area.sendKeys(text);
+  }
+
+  /** GET requests at a steady rate, with their statuses counted. */
+  static final class Traffic implements AutoCloseable {
+    final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+    final HttpClient client = HttpClient.newHttpClient();
+    final ConcurrentHashMap<Integer, AtomicInteger> statuses = new ConcurrentHashMap<>();
+
+    Traffic(int port, String path, int perSecond) {
+      HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path)).build();
+      timer.scheduleAtFixedRate(() -> {
+        try {
+          int status = client.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+          statuses.computeIfAbsent(status, s -> new AtomicInteger()).incrementAndGet();
+        } catch (Exception ex) {
+          statuses.computeIfAbsent(-1, s -> new AtomicInteger()).incrementAndGet();
+        }
+      }, 0, 1000 / perSecond, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      timer.shutdownNow();
+      assertThat(timer.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  @Nested
+  @SpringBootTest(classes = ShopApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+      properties = "shop.shipping.failure-rate=1.0")
+  class WritesOpen {
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    Weir weir;
+
+    WebDriver browser;
+
+    @BeforeEach
+    void openBrowser() {
+      browser = HeadlessChromium.start();
+    }
+
+    @AfterEach
+    void closeBrowser() {
+      if (browser != null) {
+        browser.quit();
+      }
+    }
+
+    @Test
+    void anOperatorSeesRefusalsAndAnOpenCircuitAndRaisesALimit() throws Exception {
+      browser.get("http://localhost:" + port + "/actuator/weir");
+      await(browser, 15, "the page's first reading", b -> updates(b) >= 1);
+      assertThat(browser.getTitle()).isEqualTo("Weir: live traffic");
+      assertThat(browser.findElements(By.cssSelector("#rows tr")).stream().map(r -> r.getDomAttribute("data-resource")))
+          .as("every resource with rules is listed").contains("searchProducts", "shippingQuote", "findProduct",
+              "placeOrder", "partnerApi");
+
+      try (Traffic search = new Traffic(port, "/products/search?q=tea", 10)) {
+        // Traffic above the limit: 10 a second against 2 a second.
+        await(browser, 15, "searchProducts shows passed and refused calls", b ->
+            number(b, "searchProducts", "pass") > 0 && number(b, "searchProducts", "block") > 0);
+        await(browser, 10, "the refusals are attributed to the flow rule", b ->
+            String.valueOf(text(b, "tr[data-resource='searchProducts'] td[data-metric='block'] .kinds")).contains("flow"));
+        assertThat(number(browser, "searchProducts", "pass")).as("the limit is 2 a second").isLessThanOrEqualTo(2);
+
+        // The carrier fails every call: four quotes open the circuit of shippingQuote.
+        HttpClient client = HttpClient.newHttpClient();
+        for (int i = 0; i < 6; i++) {
+          client.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/orders/o-1/shipping")).build(),
+              HttpResponse.BodyHandlers.discarding());
+        }
+        await(browser, 10, "the open circuit is highlighted", b ->
+            "open".equals(b.findElement(By.cssSelector("tr[data-resource='shippingQuote']")).getDomAttribute("class")));
+        assertThat(text(browser, "tr[data-resource='shippingQuote'] td[data-metric='circuit']"))
+            .as("said in words, not only in colour").contains("OPEN");
+        assertThat(browser.findElement(By.id("alerts")).getText()).contains("shippingQuote", "OPEN");
+        assertThat(browser.findElements(By.cssSelector("#rows tr")).get(0).getDomAttribute("data-resource"))
+            .as("open circuits first").isEqualTo("shippingQuote");
+        await(browser, 5, "a few seconds of history", b -> updates(b) >= 4);
+        screenshot(browser, "dashboard-overview");
+
+        // Open the search's rules and give its limit a bad value: the server's error is shown next to
+        // the line, and nothing changes.
+        browser.findElement(By.cssSelector("#rows button[data-name='searchProducts']")).click();
+        WebElement editor = await(browser, 5, "the rule editor", b -> {
+          WebElement area = b.findElement(By.id("rules-yaml"));
+          return area.isDisplayed() && String.valueOf(area.getDomProperty("value")).contains("count: 2") ? area : null;
+        });
+        String yaml = editor.getDomProperty("value");
+        assertThat(yaml).startsWith("flow:\n  - count: 2\n").contains("grade: qps");
+        type(editor, yaml.replace("count: 2", "count: -5"));
+        browser.findElement(By.id("rules-apply")).click();
+        WebElement error = await(browser, 10, "the server's error", b ->
+            b.findElements(By.cssSelector("#rules-errors li")).stream().findFirst().orElse(null));
+        assertThat(error.getText()).contains("Line 2", "flow[0].count");
+        WebElement mark = browser.findElement(By.cssSelector("#rules-lane .mark"));
+        assertThat(mark.getDomAttribute("data-line")).as("beside the line of count").isEqualTo("2");
+        assertThat(mark.getText()).contains("flow[0].count");
+        assertThat(editor.getDomAttribute("aria-invalid")).isEqualTo("true");
+        assertThat(browser.findElement(By.id("rules-result")).getText()).contains("Nothing changed");
+        assertThat(weir.rules().rules("searchProducts").flow()).singleElement()
+            .satisfies(rule -> assertThat(rule.count()).as("nothing changed").isEqualTo(2.0));
+        screenshot(browser, "dashboard-rule-error");
+
+        // A good value: applied, and the traffic shows the new limit.
+        type(editor, yaml.replace("count: 2", "count: 50"));
+        browser.findElement(By.id("rules-apply")).click();
+        await(browser, 10, "the change applied", b ->
+            b.findElement(By.id("rules-result")).getText().startsWith("Applied"));
+        assertThat(browser.findElements(By.cssSelector("#rules-errors li"))).isEmpty();
+        assertThat(weir.rules().rules("searchProducts").flow()).singleElement()
+            .satisfies(rule -> assertThat(rule.count()).isEqualTo(50.0));
+        await(browser, 15, "the traffic under the new limit: all 10 a second pass, none refused", b ->
+            number(b, "searchProducts", "pass") >= 8 && number(b, "searchProducts", "block") == 0);
+        screenshot(browser, "dashboard-rule-applied");
+      }
+    }
+
+    @Test
+    void theKeyboardReachesSearchRowsDetailsAndBack() {
+      browser.get("http://localhost:" + port + "/actuator/weir");
+      await(browser, 15, "the page's first reading", b -> updates(b) >= 1);
+      WebElement body = browser.findElement(By.tagName("body"));
+      body.sendKeys("/");
+      WebElement search = browser.switchTo().activeElement();
+      assertThat(search.getDomAttribute("id")).as("/ focuses the search").isEqualTo("search");
+      search.sendKeys("shipping");
+      await(browser, 5, "only the matching resource", b ->
+          b.findElements(By.cssSelector("#rows tr")).size() == 1);
+      assertThat(browser.findElement(By.id("shown")).getText()).matches("1 of \\d+ resources match");
+      // Tab past the order selector to the row's name, and open it with Enter.
+      search.sendKeys(Keys.TAB);
+      browser.switchTo().activeElement().sendKeys(Keys.TAB);
+      WebElement name = browser.switchTo().activeElement();
+      assertThat(name.getDomAttribute("data-name")).isEqualTo("shippingQuote");
+      name.sendKeys(Keys.ENTER);
+      WebElement heading = browser.switchTo().activeElement();
+      assertThat(heading.getDomAttribute("id")).isEqualTo("detail-title");
+      assertThat(heading.getText()).isEqualTo("shippingQuote");
+      assertThat(browser.findElement(By.id("rules-yaml")).getDomProperty("value")).contains("degrade:",
+          "strategy: error-ratio");
+      heading.sendKeys(Keys.ESCAPE);
+      await(browser, 5, "the details closed", b -> !b.findElement(By.id("detail")).isDisplayed());
+      assertThat(browser.switchTo().activeElement().getDomAttribute("data-name"))
+          .as("focus returns to the row").isEqualTo("shippingQuote");
+      Object width = ((JavascriptExecutor) browser).executeScript("return document.documentElement.scrollWidth");
+      assertThat(((Number) width).intValue()).as("no horizontal scrolling at 1280 px").isLessThanOrEqualTo(1280);
+    }
+  }
+
+  @Nested
+  @SpringBootTest(classes = ShopApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+      properties = "management.endpoint.weir.access=read-only")
+  class WritesClosed {
+
+    @LocalServerPort
+    int port;
+
+    WebDriver browser;
+
+    @BeforeEach
+    void openBrowser() {
+      browser = HeadlessChromium.start();
+    }
+
+    @AfterEach
+    void closeBrowser() {
+      if (browser != null) {
+        browser.quit();
+      }
+    }
+
+    @Test
+    void thePageShowsTheRulesAndSaysThatChangingThemIsClosed() {
+      browser.get("http://localhost:" + port + "/actuator/weir");
+      await(browser, 15, "the page's first reading", b -> updates(b) >= 1);
+      browser.findElement(By.cssSelector("#rows button[data-name='searchProducts']")).click();
+      await(browser, 5, "the rules", b -> b.findElement(By.id("rules-view")).isDisplayed());
+      assertThat(browser.findElement(By.id("rules-view")).getText()).contains("flow:", "count: 2");
+      assertThat(browser.findElement(By.id("rules-closed")).getText()).contains("closed",
+          "management.endpoint.weir.access: unrestricted");
+      assertThat(browser.findElement(By.id("rules-form")).isDisplayed()).as("no form").isFalse();
+      screenshot(browser, "dashboard-writes-closed");
+    }
+  }
+}
