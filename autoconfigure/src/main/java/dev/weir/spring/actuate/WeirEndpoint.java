@@ -49,7 +49,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *   <li>{@code GET /actuator/weir/{resource}}: one resource, {@code passQps}, {@code blockQps},
  *       {@code successQps}, {@code exceptionQps}, {@code avgRt} (ms), {@code activeCalls},
  *       {@code circuitState} ({@code closed}, {@code open}, {@code half_open}),
- *       {@code blocked} (per kind, permits refused, ever),
+ *       {@code totals} ({@code passed}, {@code succeeded}, {@code failed}, {@code responseTimeMillis},
+ *       since the resource was first seen), {@code blocked} (per kind, permits refused, ever),
  *       {@code shadowBlocked} (per kind, what its rules in shadow mode would have refused, ever) and
  *       {@code rules} ({@code flow}, {@code degrade}, {@code paramFlow}, {@code authority}, each rule
  *       with its {@code shadow} flag); not found when the engine neither tracks the resource nor has
@@ -233,12 +234,14 @@ public final class WeirEndpoint {
       shadowBlocked.put(RulesJson.key(kind), statistics == null ? 0 : statistics.totalShadowBlocked(kind));
     }
     if (statistics == null) {
-      return new ResourceDescriptor(0, 0, 0, 0, 0, 0, RulesJson.circuitState(CircuitState.CLOSED), blocked,
-          shadowBlocked, rulesDescriptor);
+      return new ResourceDescriptor(0, 0, 0, 0, 0, 0, RulesJson.circuitState(CircuitState.CLOSED),
+          new TotalsDescriptor(0, 0, 0, 0), blocked, shadowBlocked, rulesDescriptor);
     }
+    TotalsDescriptor totals = new TotalsDescriptor(statistics.totalPassed(), statistics.totalSucceeded(),
+        statistics.totalFailed(), statistics.totalResponseTimeNanos() / 1e6);
     return new ResourceDescriptor(statistics.passQps(), statistics.blockQps(), statistics.successQps(),
         statistics.exceptionQps(), statistics.avgRtMillis(), statistics.activeCalls(),
-        RulesJson.circuitState(statistics.circuitState()), blocked, shadowBlocked, rulesDescriptor);
+        RulesJson.circuitState(statistics.circuitState()), totals, blocked, shadowBlocked, rulesDescriptor);
   }
 
   private static Replacement refuse(SecurityContext securityContext, String resource,
@@ -317,6 +320,9 @@ public final class WeirEndpoint {
    * @param avgRt mean response time of the calls completed in the last second, in milliseconds
    * @param activeCalls admitted calls inside now
    * @param circuitState {@code closed}, {@code open} (any breaker open) or {@code half_open}
+   * @param totals counts since the resource was first seen, which never decrease: the rate between
+   *     two reads is their difference over the time between them, with no event missed or counted
+   *     twice (the dashboard reads them so)
    * @param blocked permits refused, ever, by the kind of the refusing rule ({@code flow},
    *     {@code degrade}, {@code paramFlow}, {@code authority}, {@code system})
    * @param shadowBlocked permits that rules in shadow mode would have refused, ever, by kind
@@ -324,9 +330,20 @@ public final class WeirEndpoint {
    * @param rules the rules in force
    */
   public record ResourceDescriptor(long passQps, long blockQps, long successQps, long exceptionQps, double avgRt,
-      long activeCalls, String circuitState, Map<String, Long> blocked, Map<String, Long> shadowBlocked,
-      RulesDescriptor rules)
+      long activeCalls, String circuitState, TotalsDescriptor totals, Map<String, Long> blocked,
+      Map<String, Long> shadowBlocked, RulesDescriptor rules)
       implements OperationResponseBody {
+  }
+
+  /**
+   * Counts of one resource since it was first seen; they never decrease.
+   *
+   * @param passed permits admitted
+   * @param succeeded calls completed without a recorded error
+   * @param failed calls completed with a recorded error
+   * @param responseTimeMillis the sum of the response times of the completed calls, in milliseconds
+   */
+  public record TotalsDescriptor(long passed, long succeeded, long failed, double responseTimeMillis) {
   }
 
   /**

@@ -92,7 +92,10 @@ class DashboardPageTests {
     }
 
     @Test
-    void jsonCarriesRefusalsByKindForThePageCharts() throws Exception {
+    void jsonCarriesTotalsAndRefusalsByKindForThePageCharts() throws Exception {
+      dev.weir.ResourceStatistics before = weir.statistics("write.closed");
+      long passedBefore = before == null ? 0 : before.totalPassed();
+      long blockedBefore = before == null ? 0 : before.totalBlocked();
       for (int i = 0; i < 5; i++) {
         try (Entry entry = weir.entry("write.closed")) {
           assertThat(entry).isNotNull();
@@ -106,6 +109,14 @@ class DashboardPageTests {
       Map<?, ?> blocked = (Map<?, ?>) resource.get("blocked");
       assertThat(blocked.keySet().stream().map(String::valueOf).toList()).containsExactly("flow", "degrade", "paramFlow", "authority", "system");
       assertThat(((Number) blocked.get("flow")).longValue()).isGreaterThanOrEqualTo(3);
+      Map<?, ?> totals = (Map<?, ?>) resource.get("totals");
+      assertThat(totals.keySet().stream().map(String::valueOf).toList())
+          .containsExactly("passed", "succeeded", "failed", "responseTimeMillis");
+      assertThat(((Number) totals.get("passed")).longValue() - passedBefore)
+          .as("the five calls: admitted or refused by the flow rule")
+          .isEqualTo(5 - (((Number) blocked.get("flow")).longValue() - blockedBefore));
+      assertThat(((Number) totals.get("succeeded")).longValue() + ((Number) totals.get("failed")).longValue())
+          .as("every admitted call completed").isEqualTo(((Number) totals.get("passed")).longValue());
       assertThat(body).doesNotContainKey("cluster");
       assertThat(List.copyOf(body.keySet())).containsExactly("resources", "system");
     }
@@ -151,6 +162,21 @@ class DashboardPageTests {
 
     @Test
     void withoutTheEndpointThereIsNoPage() throws Exception {
+      assertThat(get(port, "/actuator/weir", BROWSER_ACCEPT).statusCode()).isEqualTo(404);
+    }
+  }
+
+  @Nested
+  @SpringBootTest(classes = RuleWriteTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+      properties = {"spring.config.name=rule-write-test", "management.endpoint.weir.access=none"})
+  class NoAccess {
+
+    @LocalServerPort
+    int port;
+
+    @Test
+    void whoCannotReadTheJsonCannotReadThePage() throws Exception {
+      assertThat(get(port, "/actuator/weir", "application/json").statusCode()).isEqualTo(404);
       assertThat(get(port, "/actuator/weir", BROWSER_ACCEPT).statusCode()).isEqualTo(404);
     }
   }

@@ -25,6 +25,7 @@ import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
+import org.openqa.selenium.interactions.Actions;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
@@ -42,9 +43,13 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class DashboardBrowserTests {
 
+  /**
+   * The text of the first element {@code css} selects, or null: read in one script, since the page
+   * redraws its rows every second and an element found first may be gone when its text is asked.
+   */
   static String text(WebDriver browser, String css) {
-    List<WebElement> found = browser.findElements(By.cssSelector(css));
-    return found.isEmpty() ? null : found.get(0).getText();
+    return (String) ((JavascriptExecutor) browser).executeScript(
+        "var e = document.querySelector(arguments[0]); return e ? e.innerText : null;", css);
   }
 
   static double number(WebDriver browser, String resource, String metric) {
@@ -55,6 +60,20 @@ class DashboardBrowserTests {
   static int updates(WebDriver browser) {
     String value = browser.findElement(By.tagName("body")).getDomAttribute("data-updates");
     return value == null ? 0 : Integer.parseInt(value);
+  }
+
+  /** Clicks the element {@code css} selects, again if the page redrew it between finding and clicking. */
+  static void click(WebDriver browser, String css) {
+    await(browser, 5, "a click on " + css, b -> {
+      b.findElement(By.cssSelector(css)).click();
+      return true;
+    });
+  }
+
+  /** An attribute of the element that has the focus, read in one script. */
+  static String focused(WebDriver browser, String attribute) {
+    return (String) ((JavascriptExecutor) browser).executeScript(
+        "return document.activeElement ? document.activeElement.getAttribute(arguments[0]) : null;", attribute);
   }
 
   /** Replaces the editor's text as a user does: select all, type. */
@@ -115,11 +134,13 @@ class DashboardBrowserTests {
     }
 
     @Test
+    @SuppressWarnings("unchecked")
     void anOperatorSeesRefusalsAndAnOpenCircuitAndRaisesALimit() throws Exception {
       browser.get("http://localhost:" + port + "/actuator/weir");
       await(browser, 15, "the page's first reading", b -> updates(b) >= 1);
       assertThat(browser.getTitle()).isEqualTo("Weir: live traffic");
-      assertThat(browser.findElements(By.cssSelector("#rows tr")).stream().map(r -> r.getDomAttribute("data-resource")))
+      assertThat((List<Object>) ((JavascriptExecutor) browser).executeScript("return Array.from("
+          + "document.querySelectorAll('#rows tr'), r => r.getAttribute('data-resource'))"))
           .as("every resource with rules is listed").contains("searchProducts", "shippingQuote", "findProduct",
               "placeOrder", "partnerApi");
 
@@ -129,7 +150,9 @@ class DashboardBrowserTests {
             number(b, "searchProducts", "pass") > 0 && number(b, "searchProducts", "block") > 0);
         await(browser, 10, "the refusals are attributed to the flow rule", b ->
             String.valueOf(text(b, "tr[data-resource='searchProducts'] td[data-metric='block'] .kinds")).contains("flow"));
-        assertThat(number(browser, "searchProducts", "pass")).as("the limit is 2 a second").isLessThanOrEqualTo(2);
+        // 2 a second in any window of the limiter; the page's rate is over the ~1 s between two
+        // readings, which can hold the passes of two of its windows.
+        assertThat(number(browser, "searchProducts", "pass")).as("the limit is 2 a second").isLessThanOrEqualTo(4);
 
         // The carrier fails every call: four quotes open the circuit of shippingQuote.
         HttpClient client = HttpClient.newHttpClient();
@@ -137,19 +160,20 @@ class DashboardBrowserTests {
           client.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/orders/o-1/shipping")).build(),
               HttpResponse.BodyHandlers.discarding());
         }
-        await(browser, 10, "the open circuit is highlighted", b ->
-            "open".equals(b.findElement(By.cssSelector("tr[data-resource='shippingQuote']")).getDomAttribute("class")));
+        await(browser, 10, "the open circuit is highlighted", b -> "open".equals(((JavascriptExecutor) b).executeScript(
+            "var e = document.querySelector(\"tr[data-resource='shippingQuote']\"); return e && e.className;")));
         assertThat(text(browser, "tr[data-resource='shippingQuote'] td[data-metric='circuit']"))
             .as("said in words, not only in colour").contains("OPEN");
         assertThat(browser.findElement(By.id("alerts")).getText()).contains("shippingQuote", "OPEN");
-        assertThat(browser.findElements(By.cssSelector("#rows tr")).get(0).getDomAttribute("data-resource"))
+        assertThat(((JavascriptExecutor) browser).executeScript(
+            "return document.querySelector('#rows tr').getAttribute('data-resource')"))
             .as("open circuits first").isEqualTo("shippingQuote");
-        await(browser, 5, "a few seconds of history", b -> updates(b) >= 4);
+        await(browser, 15, "ten seconds of history for the pictures", b -> updates(b) >= 12);
         screenshot(browser, "dashboard-overview");
 
         // Open the search's rules and give its limit a bad value: the server's error is shown next to
         // the line, and nothing changes.
-        browser.findElement(By.cssSelector("#rows button[data-name='searchProducts']")).click();
+        click(browser, "#rows button[data-name='searchProducts']");
         WebElement editor = await(browser, 5, "the rule editor", b -> {
           WebElement area = b.findElement(By.id("rules-yaml"));
           return area.isDisplayed() && String.valueOf(area.getDomProperty("value")).contains("count: 2") ? area : null;
@@ -196,21 +220,19 @@ class DashboardBrowserTests {
       await(browser, 5, "only the matching resource", b ->
           b.findElements(By.cssSelector("#rows tr")).size() == 1);
       assertThat(browser.findElement(By.id("shown")).getText()).matches("1 of \\d+ resources match");
-      // Tab past the order selector to the row's name, and open it with Enter.
-      search.sendKeys(Keys.TAB);
-      browser.switchTo().activeElement().sendKeys(Keys.TAB);
-      WebElement name = browser.switchTo().activeElement();
-      assertThat(name.getDomAttribute("data-name")).isEqualTo("shippingQuote");
-      name.sendKeys(Keys.ENTER);
-      WebElement heading = browser.switchTo().activeElement();
-      assertThat(heading.getDomAttribute("id")).isEqualTo("detail-title");
-      assertThat(heading.getText()).isEqualTo("shippingQuote");
+      // Tab past the order selector to the row's name, and open it with Enter. Keys go to whatever
+      // has the focus (the page redraws its rows every second and gives the focus back to the same name).
+      Actions keys = new Actions(browser);
+      keys.sendKeys(Keys.TAB).sendKeys(Keys.TAB).perform();
+      assertThat(focused(browser, "data-name")).isEqualTo("shippingQuote");
+      keys.sendKeys(Keys.ENTER).perform();
+      assertThat(focused(browser, "id")).isEqualTo("detail-title");
+      assertThat(text(browser, "#detail-title")).isEqualTo("shippingQuote");
       assertThat(browser.findElement(By.id("rules-yaml")).getDomProperty("value")).contains("degrade:",
           "strategy: error-ratio");
-      heading.sendKeys(Keys.ESCAPE);
+      keys.sendKeys(Keys.ESCAPE).perform();
       await(browser, 5, "the details closed", b -> !b.findElement(By.id("detail")).isDisplayed());
-      assertThat(browser.switchTo().activeElement().getDomAttribute("data-name"))
-          .as("focus returns to the row").isEqualTo("shippingQuote");
+      assertThat(focused(browser, "data-name")).as("focus returns to the row").isEqualTo("shippingQuote");
       Object width = ((JavascriptExecutor) browser).executeScript("return document.documentElement.scrollWidth");
       assertThat(((Number) width).intValue()).as("no horizontal scrolling at 1280 px").isLessThanOrEqualTo(1280);
     }
@@ -242,7 +264,7 @@ class DashboardBrowserTests {
     void thePageShowsTheRulesAndSaysThatChangingThemIsClosed() {
       browser.get("http://localhost:" + port + "/actuator/weir");
       await(browser, 15, "the page's first reading", b -> updates(b) >= 1);
-      browser.findElement(By.cssSelector("#rows button[data-name='searchProducts']")).click();
+      click(browser, "#rows button[data-name='searchProducts']");
       await(browser, 5, "the rules", b -> b.findElement(By.id("rules-view")).isDisplayed());
       assertThat(browser.findElement(By.id("rules-view")).getText()).contains("flow:", "count: 2");
       assertThat(browser.findElement(By.id("rules-closed")).getText()).contains("closed",

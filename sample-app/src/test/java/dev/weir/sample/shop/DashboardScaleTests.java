@@ -90,15 +90,23 @@ class DashboardScaleTests {
               + " return performance.now() - t;")).doubleValue();
       assertThat(browser.findElements(By.cssSelector("#rows tr"))).singleElement()
           .satisfies(row -> assertThat(row.getDomAttribute("data-resource")).isEqualTo("bulk.resource-4242"));
+      byte[] json = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+          java.net.URI.create("http://localhost:" + port + "/actuator/weir")).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofByteArray()).body();
+      java.io.ByteArrayOutputStream zipped = new java.io.ByteArrayOutputStream();
+      try (java.util.zip.GZIPOutputStream gzip = new java.util.zip.GZIPOutputStream(zipped)) {
+        gzip.write(json);
+      }
       Object heap = page.executeScript("return performance.memory ? performance.memory.usedJSHeapSize : -1");
       Map<String, Object> last = samples.get(samples.size() - 1);
       String report = String.format(
           "dashboard, %d resources with traffic, headless chromium 1280x900:%n"
               + "  a reading (fetch + parse + histories + table), mean %.0f ms, worst %.0f ms of 10%n"
               + "  last reading: fetch %.0f ms, parse %.0f ms, render %.0f ms, JSON %d bytes%n"
+              + "  the same JSON gzipped (server.compression): %d bytes%n"
               + "  search over every name and redraw: %.1f ms%n  page heap: %.1f MB%n",
           ((Number) last.get("resources")).intValue(), mean, worst, num(last, "fetchMs"), num(last, "parseMs"),
-          num(last, "renderMs"), ((Number) last.get("bytes")).longValue(), search,
+          num(last, "renderMs"), ((Number) last.get("bytes")).longValue(), zipped.size(), search,
           ((Number) heap).doubleValue() / 1e6);
       System.out.print(report);
       Files.writeString(Path.of("target", "dashboard-scale.txt"), report);

@@ -10,9 +10,12 @@ import java.util.Optional;
 import java.util.function.Function;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
+import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.TimeoutException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -37,13 +40,7 @@ final class HeadlessChromium {
   }
 
   static WebDriver start() {
-    boolean installed = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
-    String missing = "the dashboard's browser tests need " + CHROMIUM + " and " + CHROMEDRIVER
-        + " (Debian's chromium and chromium-driver; .ci/run installs them)";
-    if (!installed && "true".equals(System.getenv("CI"))) {
-      Assertions.fail(missing + ", required in CI");
-    }
-    Assumptions.assumeTrue(installed, missing);
+    requireOrAbort(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER), System.getenv("CI"));
     Path profile;
     try {
       profile = Files.createTempDirectory("weir-chromium-");
@@ -61,10 +58,26 @@ final class HeadlessChromium {
     return driver;
   }
 
+  /** Skips the test when the browser is missing, or fails it when {@code ciVariable} is {@code true}. */
+  static void requireOrAbort(boolean installed, String ciVariable) {
+    String missing = "the dashboard's browser tests need " + CHROMIUM + " and " + CHROMEDRIVER
+        + " (Debian's chromium and chromium-driver; .ci/run installs them)";
+    if (!installed && "true".equals(ciVariable)) {
+      Assertions.fail(missing + ", required in CI");
+    }
+    Assumptions.assumeTrue(installed, missing);
+  }
+
   /** Waits up to {@code seconds} for {@code condition} to give something other than null or false. */
   static <T> T await(WebDriver browser, int seconds, String what, Function<WebDriver, T> condition) {
-    return new WebDriverWait(browser, Duration.ofSeconds(seconds), Duration.ofMillis(100))
-        .withMessage(what).until(condition);
+    try {
+      return new WebDriverWait(browser, Duration.ofSeconds(seconds), Duration.ofMillis(100))
+          .ignoring(StaleElementReferenceException.class).withMessage(what).until(condition);
+    } catch (TimeoutException ex) {
+      screenshot(browser, "timeout-" + what.replaceAll("[^A-Za-z0-9]+", "-"));
+      throw new AssertionError("Timed out after " + seconds + " s waiting for " + what + "; the page showed:\n"
+          + browser.findElement(By.tagName("body")).getText(), ex);
+    }
   }
 
   /**
