@@ -108,16 +108,11 @@ class DashboardBrowserTests {
     }
   }
 
-  @Nested
-  @SpringBootTest(classes = ShopApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
-      properties = "shop.shipping.failure-rate=1.0")
-  class WritesOpen {
+  /** A browser of its own for each test, on the page of the shop the test started. */
+  abstract static class OnThePage {
 
     @LocalServerPort
     int port;
-
-    @Autowired
-    Weir weir;
 
     WebDriver browser;
 
@@ -133,11 +128,25 @@ class DashboardBrowserTests {
       }
     }
 
+    /** Opens the dashboard and waits for its first reading of the endpoint. */
+    void openDashboard() {
+      browser.get("http://localhost:" + port + "/actuator/weir");
+      await(browser, 15, "the page's first reading", b -> updates(b) >= 1);
+    }
+  }
+
+  @Nested
+  @SpringBootTest(classes = ShopApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+      properties = "shop.shipping.failure-rate=1.0")
+  class WritesOpen extends OnThePage {
+
+    @Autowired
+    Weir weir;
+
     @Test
     @SuppressWarnings("unchecked")
     void anOperatorSeesRefusalsAndAnOpenCircuitAndRaisesALimit() throws Exception {
-      browser.get("http://localhost:" + port + "/actuator/weir");
-      await(browser, 15, "the page's first reading", b -> updates(b) >= 1);
+      openDashboard();
       assertThat(browser.getTitle()).isEqualTo("Weir: live traffic");
       assertThat((List<Object>) ((JavascriptExecutor) browser).executeScript("return Array.from("
           + "document.querySelectorAll('#rows tr'), r => r.getAttribute('data-resource'))"))
@@ -210,8 +219,7 @@ class DashboardBrowserTests {
 
     @Test
     void theKeyboardReachesSearchRowsDetailsAndBack() {
-      browser.get("http://localhost:" + port + "/actuator/weir");
-      await(browser, 15, "the page's first reading", b -> updates(b) >= 1);
+      openDashboard();
       WebElement body = browser.findElement(By.tagName("body"));
       body.sendKeys("/");
       WebElement search = browser.switchTo().activeElement();
@@ -241,29 +249,11 @@ class DashboardBrowserTests {
   @Nested
   @SpringBootTest(classes = ShopApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
       properties = "management.endpoint.weir.access=read-only")
-  class WritesClosed {
-
-    @LocalServerPort
-    int port;
-
-    WebDriver browser;
-
-    @BeforeEach
-    void openBrowser() {
-      browser = HeadlessChromium.start();
-    }
-
-    @AfterEach
-    void closeBrowser() {
-      if (browser != null) {
-        browser.quit();
-      }
-    }
+  class WritesClosed extends OnThePage {
 
     @Test
     void thePageShowsTheRulesAndSaysThatChangingThemIsClosed() {
-      browser.get("http://localhost:" + port + "/actuator/weir");
-      await(browser, 15, "the page's first reading", b -> updates(b) >= 1);
+      openDashboard();
       click(browser, "#rows button[data-name='searchProducts']");
       await(browser, 5, "the rules", b -> b.findElement(By.id("rules-view")).isDisplayed());
       assertThat(browser.findElement(By.id("rules-view")).getText()).contains("flow:", "count: 2");
