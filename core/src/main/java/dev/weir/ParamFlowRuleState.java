@@ -4,6 +4,7 @@ import dev.weir.rule.ControlBehavior;
 import dev.weir.rule.FlowGrade;
 import dev.weir.rule.ParamFlowItem;
 import dev.weir.rule.ParamFlowRule;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Function;
@@ -29,6 +30,8 @@ final class ParamFlowRuleState {
       return "<null key>";
     }
   };
+  /** What {@link #counted} answers for a null key of a {@code null-key: deny} rule: refused. */
+  static final Object DENIED = new Object();
   private static final Object[] NO_ARGS = new Object[0];
 
   final ParamFlowRule rule;
@@ -84,6 +87,29 @@ final class ParamFlowRuleState {
     }
     int index = rule.paramIndex() < 0 ? args.length + rule.paramIndex() : rule.paramIndex();
     return index >= 0 && index < args.length ? args[index] : ABSENT;
+  }
+
+  /**
+   * What one value of the call (the key, or an element of it) counts under: the value itself, or
+   * its {@link ParamFlowKey#paramFlowKey()}; a null key is decided by the rule's {@code null-key}:
+   * null when it is not limited ({@code allow}), {@link #DENIED} when it is refused ({@code deny}),
+   * else {@link #NULL_KEY}.
+   */
+  @Nullable Object counted(@Nullable Object value) {
+    Object key = value instanceof ParamFlowKey custom ? custom.paramFlowKey() : value;
+    if (key != null) {
+      return key;
+    }
+    return switch (rule.nullKey()) {
+      case ALLOW -> null;
+      case DENY -> DENIED;
+      case SHARED -> NULL_KEY;
+    };
+  }
+
+  /** Whether the key (or argument) holds several values, each counted on its own: a collection or an array. */
+  static boolean isMany(@Nullable Object key) {
+    return key instanceof Collection<?> || (key != null && key.getClass().isArray());
   }
 
   FlowLimiter limiterFor(Object key) {

@@ -60,6 +60,9 @@ final class ParamFlowSlot extends Slot {
   /** Checks every element of {@code argument} (or the argument itself); the refusal of the first refused one. */
   private static @Nullable BlockException checkArgument(Frame entry, ParamFlowRuleState state,
       @Nullable Object argument) {
+    if (!ParamFlowRuleState.isMany(argument)) {
+      return check(entry, state, argument);
+    }
     BlockException refused;
     if (argument instanceof Collection<?> elements) {
       for (Object element : elements) {
@@ -67,30 +70,24 @@ final class ParamFlowSlot extends Slot {
           return refused;
         }
       }
-    } else if (argument != null && argument.getClass().isArray()) {
+    } else {
       int length = Array.getLength(argument);
       for (int i = 0; i < length; i++) {
         if ((refused = check(entry, state, Array.get(argument, i))) != null) {
           return refused;
         }
       }
-    } else {
-      return check(entry, state, argument);
     }
     return null;
   }
 
   private static @Nullable BlockException check(Frame entry, ParamFlowRuleState state, @Nullable Object value) {
-    Object key = value instanceof ParamFlowKey custom ? custom.paramFlowKey() : value;
+    Object key = state.counted(value);
     if (key == null) {
-      switch (state.rule.nullKey()) {
-        case ALLOW:
-          return null;
-        case DENY:
-          return new ParamFlowException(entry.resource, state.rule, 0);
-        default:
-          key = ParamFlowRuleState.NULL_KEY;
-      }
+      return null;
+    }
+    if (key == ParamFlowRuleState.DENIED) {
+      return new ParamFlowException(entry.resource, state.rule, 0);
     }
     FlowLimiter limiter = state.limiterFor(key);
     long result = state.shadow == null ? limiter.tryAcquire(entry.acquireCount, entry.startNanos)

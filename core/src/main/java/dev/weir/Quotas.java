@@ -3,7 +3,6 @@ package dev.weir;
 import dev.weir.rule.ControlBehavior;
 import dev.weir.rule.FlowGrade;
 import dev.weir.rule.FlowRule;
-import dev.weir.rule.NullKey;
 import dev.weir.rule.ParamFlowRule;
 import dev.weir.rule.RuleKind;
 import java.time.Duration;
@@ -47,18 +46,13 @@ final class Quotas {
       if (rule.grade() != FlowGrade.QPS) {
         continue;
       }
-      Object key = state.argument(args);
-      if (key == ParamFlowRuleState.ABSENT || key instanceof Iterable<?> || (key != null && key.getClass().isArray())) {
+      Object argument = state.argument(args);
+      if (argument == ParamFlowRuleState.ABSENT || ParamFlowRuleState.isMany(argument)) {
         continue; // no key, or one per element: no single quota to tell
       }
-      if (key instanceof ParamFlowKey custom) {
-        key = custom.paramFlowKey();
-      }
-      if (key == null) {
-        if (rule.nullKey() != NullKey.SHARED) {
-          continue;
-        }
-        key = ParamFlowRuleState.NULL_KEY;
+      Object key = state.counted(argument);
+      if (key == null || key == ParamFlowRuleState.DENIED) {
+        continue;
       }
       long limit = (long) Math.floor(state.countOf(key));
       FlowLimiter limiter = state.existingLimiter(key);

@@ -317,14 +317,16 @@ final class WindowLimiter extends FlowLimiter {
   /**
    * The window ending at {@code now}'s bucket: the count less the permits counted in its buckets
    * (credits leased to threads and not yet spent count as taken), and the time until its newest
-   * non-empty bucket leaves the window, when the window is empty again.
+   * non-empty bucket leaves the window, when the window is empty again. A reading older than the
+   * newest bucket (its thread was descheduled while others went on) is read at the newest bucket,
+   * as the exact window reads it at its newest decision: a reading never leaves out what was taken.
    */
   @Override
   boolean readQuota(long now, long[] out) {
-    long nowIndex = Math.floorDiv(now, buckets.bucketNanos);
+    Head h = buckets.head;
+    long nowIndex = Math.max(Math.floorDiv(now, buckets.bucketNanos), h.index);
     long used = 0;
     long newest = Long.MIN_VALUE;
-    Head h = buckets.head;
     for (int i = 0; i < BUCKETS; i++) {
       long value = buckets.slots.get(at(i));
       long index = h.index - ((int) h.index - bucket(value)); // the full number of the slot's 32-bit label

@@ -108,35 +108,88 @@ class QuotaTest {
   }
 
   /**
+   * A deterministic interleaving: a reader takes its clock reading, is descheduled, and reads the
+   * quota only after other calls, with later readings, took permits in a later bucket. Each limiter
+   * reads such a late reading at its newest state: the quota it reports leaves out nothing taken.
+   */
+  @Test
+  void aLateReadingLeavesOutNothingTakenAfterIt() {
+    EngineClock clock = new EngineClock(ticker, ticker);
+    long second = TimeUnit.SECONDS.toNanos(1);
+    List<FlowLimiter> limiters = List.of(new WindowLimiter(second, 10, clock, ticker.read()),
+        new ExactLimiter(second, 10, clock, ticker.read()), new TokenBucketLimiter(second, 10, 0, clock, ticker.read()));
+    for (FlowLimiter limiter : limiters) {
+      long held = ticker.read();                                      // the descheduled reader's reading
+      ticker.advance(Duration.ofMillis(600));                         // later buckets, for the window
+      for (int i = 0; i < 4; i++) {
+        assertThat(limiter.tryAcquire(1, ticker.read())).as(limiter + " admits").isNotNegative();
+      }
+      long[] out = new long[2];
+      assertThat(limiter.readQuota(held, out)).isTrue();
+      assertThat(out[0]).as(limiter.getClass().getSimpleName() + ": the four taken after the reading count")
+          .isLessThanOrEqualTo(6);
+      assertThat(limiter.tryAcquire(6, ticker.read())).as("and the six it reports are there")
+          .isNotNegative();
+      ticker.advance(Duration.ofSeconds(5));
+    }
+  }
+
+  /**
    * Real threads on the system clock: eight threads call a 200-per-second window while a reader
-   * reads quotas. Every reading lies within [0, count], and a reading taken with no call in flight
-   * equals the count less what the engine admitted in the window it reads.
+   * reads quotas. Each admission is recorded with the engine's own reading of it. A quota read
+   * after an admission was recorded counts it whenever that admission's bucket is inside the window
+   * of every reading the quota could have been taken at: remaining is at most the count less those.
+   * The window is used up at times, and a second of quiet empties it.
    */
   @Test
   @Timeout(value = 30, unit = TimeUnit.SECONDS)
-  void readingsUnderRealThreadsStayWithinTheCount() throws Exception {
+  void readingsUnderRealThreadsCountEveryAdmissionOfTheirWindow() throws Exception {
     Weir weir = Weir.builder().rules(RuleSet.of(FlowRule.builder("r").count(200).build())).build();
+    long bucketNanos = TimeUnit.SECONDS.toNanos(1) / WindowLimiter.BUCKETS;
     AtomicBoolean stop = new AtomicBoolean();
-    ConcurrentLinkedQueue<Long> readings = new ConcurrentLinkedQueue<>();
+    ConcurrentLinkedQueue<Long> admissions = new ConcurrentLinkedQueue<>();
     List<Thread> threads = new ArrayList<>();
     for (int t = 0; t < 8; t++) {
       threads.add(new Thread(() -> {
         while (!stop.get()) {
-          admit(weir, 1);
+          try (Entry entry = weir.entry("r")) {
+            admissions.add(entry.startNanos());
+          } catch (BlockException refused) {
+            Thread.onSpinWait();
+          }
         }
       }));
     }
     threads.forEach(Thread::start);
+    List<String> violations = new ArrayList<>();
+    int readings = 0;
+    boolean usedUp = false;
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
     while (System.nanoTime() < end) {
-      readings.add(weir.quotas("r").get(0).remaining());
+      List<Long> before = new ArrayList<>(admissions);               // all recorded before t0
+      long t0 = System.nanoTime();
+      long remaining = weir.quotas("r").get(0).remaining();
+      long t1 = System.nanoTime();
+      // The reading lies in [t0, t1]; its window holds buckets (index - BUCKETS, index]. Buckets
+      // after t1's less BUCKETS and up to t0's are in it whatever the reading was.
+      long low = Math.floorDiv(t1, bucketNanos) - WindowLimiter.BUCKETS;
+      long high = Math.floorDiv(t0, bucketNanos);
+      long counted = before.stream().map(at -> Math.floorDiv(at, bucketNanos)).filter(b -> b > low && b <= high)
+          .count();
+      if (remaining > 200 - counted) {
+        violations.add("remaining " + remaining + " with " + counted + " admissions surely in its window");
+      }
+      usedUp |= remaining == 0;
+      readings++;
     }
     stop.set(true);
     for (Thread thread : threads) {
       thread.join(10_000);
     }
-    assertThat(readings).isNotEmpty().allSatisfy(r -> assertThat(r).isBetween(0L, 200L));
-    assertThat(readings).as("the window was used up at some point").contains(0L);
+    assertThat(readings).isPositive();
+    assertThat(violations).isEmpty();
+    assertThat(usedUp).as("the window was used up at some point").isTrue();
+    assertThat(admissions.size()).as("2 s at 200 a second, with the window of the first").isBetween(200, 600);
     Thread.sleep(1100);
     assertThat(weir.quotas("r").get(0).remaining()).as("a second of quiet empties the window").isEqualTo(200);
   }
