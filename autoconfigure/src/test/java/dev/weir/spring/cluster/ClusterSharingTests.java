@@ -8,7 +8,6 @@ import dev.weir.FlowException;
 import dev.weir.Weir;
 import dev.weir.cluster.ClusterLimit;
 import dev.weir.spring.redis.RedisClusterClient;
-import dev.weir.spring.test.RedisServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,12 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -36,30 +30,11 @@ import org.springframework.context.ConfigurableApplicationContext;
  * Redis can only refuse, so "at most count" cannot be met by luck, and every test also asserts
  * that no fallback happened at all.
  */
-class ClusterSharingTests {
+class ClusterSharingTests extends WithSharedRedisServer {
 
-  private static RedisServer redis;
   private static final AtomicInteger PREFIXES = new AtomicInteger();
 
-  private final List<ConfigurableApplicationContext> instances = new ArrayList<>();
   private final String prefix = "sharing" + PREFIXES.incrementAndGet();
-
-  @BeforeAll
-  static void startRedis() {
-    redis = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stopRedis() {
-    if (redis != null) {
-      redis.close();
-    }
-  }
-
-  @AfterEach
-  void closeInstances() {
-    instances.forEach(ConfigurableApplicationContext::close);
-  }
 
   @Test
   void twoInstancesAdmitAtMostCountTogetherUnderABurstFromManyThreads() throws Exception {
@@ -196,38 +171,13 @@ class ClusterSharingTests {
   }
 
   private ConfigurableApplicationContext instance(String count, String interval) {
-    ConfigurableApplicationContext context = new SpringApplicationBuilder(ClusterSharingApplication.class)
-        .web(WebApplicationType.NONE)
-        .properties(Map.of(
-            "spring.data.redis.host", redis.host(),
-            "spring.data.redis.port", Integer.toString(redis.port()),
-            "weir.cluster.enabled", "true",
-            "weir.cluster.key-prefix", prefix,
-            "weir.cluster.timeout", "2s",
-            "weir.cluster.fallback", "deny",
-            "weir.flow[0].resource", "shared",
-            "weir.flow[0].count", count,
-            "weir.flow[0].interval", interval,
-            "weir.flow[0].cluster-mode", "true"))
-        .run();
-    instances.add(context);
-    awaitConnected(context.getBean(RedisClusterClient.class));
-    return context;
-  }
-
-  private static void awaitConnected(RedisClusterClient client) {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!client.connected()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("the Redis client did not connect within 10 s");
-      }
-      try {
-        Thread.sleep(5); // the connection is opened on a real socket in the background
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
+    return instance(ClusterSharingApplication.class, prefix, Map.of(
+        "weir.cluster.timeout", "2s",
+        "weir.cluster.fallback", "deny",
+        "weir.flow[0].resource", "shared",
+        "weir.flow[0].count", count,
+        "weir.flow[0].interval", interval,
+        "weir.flow[0].cluster-mode", "true"));
   }
 
   private static ClusterSharingApplication.Quotes quotes(ConfigurableApplicationContext context) {

@@ -8,20 +8,14 @@ import dev.weir.FlowException;
 import dev.weir.Weir;
 import dev.weir.spring.autoconfigure.InvalidWeirConfigurationException;
 import dev.weir.spring.redis.RedisClusterClient;
-import dev.weir.spring.test.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -31,27 +25,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * them, across both instances, may hold more than {@code count}.
  */
 @Timeout(120)
-class ExactClusterWindowTests {
-
-  private static RedisServer redis;
-  private final List<ConfigurableApplicationContext> instances = new ArrayList<>();
-
-  @BeforeAll
-  static void startRedis() {
-    redis = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stopRedis() {
-    if (redis != null) {
-      redis.close();
-    }
-  }
-
-  @AfterEach
-  void closeInstances() {
-    instances.forEach(ConfigurableApplicationContext::close);
-  }
+class ExactClusterWindowTests extends WithSharedRedisServer {
 
   @Test
   void twoInstancesUnderThreadsForThreeSecondsNeverAdmitMoreThanCountInAnyIntervalLongSpan() throws Exception {
@@ -193,12 +167,7 @@ class ExactClusterWindowTests {
   }
 
   private ConfigurableApplicationContext instance(String prefix, int count, Duration interval, Map<String, String> more) {
-    Map<String, Object> properties = new LinkedHashMap<>();
-    properties.put("spring.main.banner-mode", "off");
-    properties.put("spring.data.redis.host", redis.host());
-    properties.put("spring.data.redis.port", Integer.toString(redis.port()));
-    properties.put("weir.cluster.enabled", "true");
-    properties.put("weir.cluster.key-prefix", prefix);
+    Map<String, String> properties = new LinkedHashMap<>();
     properties.put("weir.cluster.timeout", "2s");
     properties.put("weir.cluster.fallback", "deny");
     properties.put("weir.flow[0].resource", StampingApplication.RESOURCE);
@@ -207,12 +176,7 @@ class ExactClusterWindowTests {
     properties.put("weir.flow[0].exact", "true");
     properties.put("weir.flow[0].cluster-mode", "true");
     properties.putAll(more);
-    ConfigurableApplicationContext context = new SpringApplicationBuilder(StampingApplication.class)
-        .web(WebApplicationType.NONE).properties(properties).run();
-    instances.add(context);
-    RedisClusterClient client = context.getBean(RedisClusterClient.class);
-    ClusterFaults.await("the Redis client connects", client::connected);
-    return context;
+    return instance(StampingApplication.class, prefix, properties);
   }
 
   private static long commandCalls(String command) {

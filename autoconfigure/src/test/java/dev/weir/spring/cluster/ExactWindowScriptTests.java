@@ -2,15 +2,9 @@ package dev.weir.spring.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.weir.spring.test.RedisServer;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -20,26 +14,10 @@ import org.junit.jupiter.api.Timeout;
  * in the sorted set, and its bound when Redis' clock is behind the newest admission.
  */
 @Timeout(30)
-class ExactWindowScriptTests {
+class ExactWindowScriptTests extends WithSharedRedisServer {
 
-  private static RedisServer redis;
-  private static String script;
+  private static final String script = luaScript("exact-window.lua");
   private static final AtomicInteger KEYS = new AtomicInteger();
-
-  @BeforeAll
-  static void start() throws IOException {
-    redis = RedisServer.start();
-    try (InputStream in = ExactWindowScriptTests.class.getResourceAsStream("/dev/weir/spring/redis/exact-window.lua")) {
-      script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
-  }
-
-  @AfterAll
-  static void stop() {
-    if (redis != null) {
-      redis.close();
-    }
-  }
 
   @Test
   void admitsUpToTheLimitThenRefusesUntilTheOldestAdmissionIsAWindowOld() {

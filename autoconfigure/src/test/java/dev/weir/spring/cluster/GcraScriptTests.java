@@ -2,14 +2,8 @@ package dev.weir.spring.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.weir.spring.test.RedisServer;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -19,28 +13,12 @@ import org.junit.jupiter.api.Timeout;
  * nothing, and a state written ahead of Redis' clock.
  */
 @Timeout(30)
-class GcraScriptTests {
+class GcraScriptTests extends WithSharedRedisServer {
 
-  private static RedisServer redis;
-  private static String script;
+  private static final String script = luaScript("gcra.lua");
   private static final AtomicInteger KEYS = new AtomicInteger();
   /** 3 per second: one permit per 333333.3 us. */
   private static final double EMISSION = 1_000_000.0 / 3;
-
-  @BeforeAll
-  static void start() throws IOException {
-    redis = RedisServer.start();
-    try (InputStream in = GcraScriptTests.class.getResourceAsStream("/dev/weir/spring/redis/gcra.lua")) {
-      script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
-  }
-
-  @AfterAll
-  static void stop() {
-    if (redis != null) {
-      redis.close();
-    }
-  }
 
   @Test
   void aFullBucketAdmitsItsCapacityThenRefusesUntilTheNextEmissionToTheMillisecond() {

@@ -8,11 +8,10 @@ import dev.weir.Weir;
 import dev.weir.rule.InvalidRulesException;
 import dev.weir.rule.ParamFlowRule;
 import dev.weir.rule.RuleSet;
-import dev.weir.spring.redis.RedisClusterClient;
-import dev.weir.spring.test.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -20,13 +19,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -36,30 +30,11 @@ import org.springframework.context.ConfigurableApplicationContext;
  * luck (every test also asserts that no fallback happened).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class PerKeyClusterRuleTests {
+class PerKeyClusterRuleTests extends WithSharedRedisServer {
 
-  private static RedisServer redis;
   private static final AtomicInteger PREFIXES = new AtomicInteger();
 
-  private final List<ConfigurableApplicationContext> instances = new ArrayList<>();
   private final String prefix = "perkeyrule" + PREFIXES.incrementAndGet();
-
-  @BeforeAll
-  static void startRedis() {
-    redis = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stopRedis() {
-    if (redis != null) {
-      redis.close();
-    }
-  }
-
-  @AfterEach
-  void closeInstances() {
-    instances.forEach(ConfigurableApplicationContext::close);
-  }
 
   @Test
   void eachKeyIsCountedOnceAcrossBothInstancesUnderThreads() throws Exception {
@@ -119,34 +94,14 @@ class PerKeyClusterRuleTests {
   }
 
   private ConfigurableApplicationContext instance() {
-    ConfigurableApplicationContext context = new SpringApplicationBuilder(KeyedQuotesApplication.class)
-        .web(WebApplicationType.NONE)
-        .properties(
-            "spring.data.redis.host=" + redis.host(),
-            "spring.data.redis.port=" + Integer.toString(redis.port()),
-            "weir.cluster.enabled=true",
-            "weir.cluster.key-prefix=" + prefix,
-            "weir.cluster.timeout=2s",
-            "weir.cluster.fallback=deny",
-            "weir.param-flow[0].resource=keyed",
-            "weir.param-flow[0].key=#apiKey",
-            "weir.param-flow[0].count=20",
-            "weir.param-flow[0].duration=10s",
-            "weir.param-flow[0].cluster-mode=true")
-        .run();
-    instances.add(context);
-    RedisClusterClient client = context.getBean(RedisClusterClient.class);
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!client.connected()) {
-      assertThat(System.nanoTime()).as("the Redis client connects within 10 s").isLessThan(deadline);
-      try {
-        Thread.sleep(5); // the connection is opened on a real socket in the background
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
-    return context;
+    return instance(KeyedQuotesApplication.class, prefix, Map.of(
+        "weir.cluster.timeout", "2s",
+        "weir.cluster.fallback", "deny",
+        "weir.param-flow[0].resource", "keyed",
+        "weir.param-flow[0].key", "#apiKey",
+        "weir.param-flow[0].count", "20",
+        "weir.param-flow[0].duration", "10s",
+        "weir.param-flow[0].cluster-mode", "true"));
   }
 
   private static KeyedQuotesApplication.Quotes quotes(ConfigurableApplicationContext context) {

@@ -6,25 +6,17 @@ import dev.weir.cluster.ClusterCounter;
 import dev.weir.cluster.ClusterDecision;
 import dev.weir.cluster.ClusterKeyLimit;
 import dev.weir.spring.redis.RedisClusterClient;
-import dev.weir.spring.test.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * Per-key cluster counters of two instances (Spring contexts, each its own Lettuce connection)
@@ -32,27 +24,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * keep the token-bucket bound; 10^5 keys leave no Redis key behind once their buckets are full.
  */
 @Timeout(120)
-class PerKeyClusterTests {
-
-  private static RedisServer redis;
-  private final List<ConfigurableApplicationContext> instances = new ArrayList<>();
-
-  @BeforeAll
-  static void startRedis() {
-    redis = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stopRedis() {
-    if (redis != null) {
-      redis.close();
-    }
-  }
-
-  @AfterEach
-  void closeInstances() {
-    instances.forEach(ConfigurableApplicationContext::close);
-  }
+class PerKeyClusterTests extends WithSharedRedisServer {
 
   @Test
   void twoInstancesUnderThreadsKeepEveryKeysBoundByRedisTime() throws Exception {
@@ -159,17 +131,6 @@ class PerKeyClusterTests {
   }
 
   private RedisClusterClient client(String prefix) {
-    Map<String, Object> properties = new LinkedHashMap<>();
-    properties.put("spring.main.banner-mode", "off");
-    properties.put("spring.data.redis.host", redis.host());
-    properties.put("spring.data.redis.port", Integer.toString(redis.port()));
-    properties.put("weir.cluster.enabled", "true");
-    properties.put("weir.cluster.key-prefix", prefix);
-    ConfigurableApplicationContext context = new SpringApplicationBuilder(StampingApplication.class)
-        .web(WebApplicationType.NONE).properties(properties).run();
-    instances.add(context);
-    RedisClusterClient client = context.getBean(RedisClusterClient.class);
-    ClusterFaults.await("the Redis client connects", client::connected);
-    return client;
+    return instance(StampingApplication.class, prefix, Map.of()).getBean(RedisClusterClient.class);
   }
 }

@@ -2,15 +2,9 @@ package dev.weir.spring.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.weir.spring.test.RedisServer;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -20,28 +14,12 @@ import org.junit.jupiter.api.Timeout;
  * one-limit scripts keep in the same keys.
  */
 @Timeout(30)
-class SeveralLimitsScriptTests {
+class SeveralLimitsScriptTests extends WithSharedRedisServer {
 
-  private static RedisServer redis;
-  private static String script;
-  private static String slidingWindow;
-  private static String exactWindow;
+  private static final String script = luaScript("several-limits.lua");
+  private static final String slidingWindow = luaScript("sliding-window.lua");
+  private static final String exactWindow = luaScript("exact-window.lua");
   private static final AtomicInteger KEYS = new AtomicInteger();
-
-  @BeforeAll
-  static void start() throws IOException {
-    redis = RedisServer.start();
-    script = read("several-limits.lua");
-    slidingWindow = read("sliding-window.lua");
-    exactWindow = read("exact-window.lua");
-  }
-
-  @AfterAll
-  static void stop() {
-    if (redis != null) {
-      redis.close();
-    }
-  }
 
   @Test
   void aCallRefusedByTheSecondLimitTakesNothingFromTheFirst() {
@@ -107,12 +85,6 @@ class SeveralLimitsScriptTests {
     assertThat(decide(1, List.of(a, b), limits).get(0)).isEqualTo(1L);
     assertThat(redis.call("ZCARD", a)).isEqualTo(4L);
     assertThat(redis.call("ZCARD", b)).isEqualTo(4L);
-  }
-
-  private static String read(String name) throws IOException {
-    try (InputStream in = SeveralLimitsScriptTests.class.getResourceAsStream("/dev/weir/spring/redis/" + name)) {
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
   }
 
   private static String windowKey() {

@@ -2,40 +2,18 @@ package dev.weir.spring.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.weir.spring.test.RedisServer;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * The Lua script of cluster mode on its own, sent with a plain RESP client to a real
  * {@code redis-server}: what it admits, what it answers, and what it leaves in the hash.
  */
-class SlidingWindowScriptTests {
+class SlidingWindowScriptTests extends WithSharedRedisServer {
 
-  private static RedisServer redis;
-  private static String script;
+  private static final String script = luaScript("sliding-window.lua");
   private static final AtomicInteger KEYS = new AtomicInteger();
-
-  @BeforeAll
-  static void start() throws IOException {
-    redis = RedisServer.start();
-    try (InputStream in = SlidingWindowScriptTests.class.getResourceAsStream("/dev/weir/spring/redis/sliding-window.lua")) {
-      script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
-  }
-
-  @AfterAll
-  static void stop() {
-    if (redis != null) {
-      redis.close();
-    }
-  }
 
   @Test
   void admitsUpToTheLimitCountingDownRemainingThenRefusesWithinTheWindow() {
