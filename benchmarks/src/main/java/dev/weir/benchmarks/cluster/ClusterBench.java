@@ -27,21 +27,33 @@ final class ClusterBench implements AutoCloseable {
   final Weir weir;
 
   ClusterBench(int port, boolean clustered) {
-    connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
-    connectionFactory.afterPropertiesSet();
-    connectionFactory.start();
-    client = new RedisClusterClient(connectionFactory, "bench");
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!client.connected()) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("no Redis at 127.0.0.1:" + port);
-      }
-      Thread.onSpinWait();
-    }
+    connectionFactory = connectionFactory(port);
+    client = connectedClient(connectionFactory);
     FlowRule rule = FlowRule.builder(RESOURCE).count(2_000_000_000d).clusterMode(clustered).build();
     weir = Weir.builder()
         .cluster(client, new ClusterOptions(Duration.ofSeconds(1), ClusterFallback.DENY, 5, Duration.ofSeconds(1), 1024))
         .rules(RuleSet.of(rule)).build();
+  }
+
+  /** Spring Data Redis' Lettuce connection factory for the Redis at 127.0.0.1:{@code port}, started. */
+  static LettuceConnectionFactory connectionFactory(int port) {
+    LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
+    factory.afterPropertiesSet();
+    factory.start();
+    return factory;
+  }
+
+  /** Weir's Redis client on {@code factory}, once connected; fails after 10 s without Redis. */
+  static RedisClusterClient connectedClient(LettuceConnectionFactory factory) {
+    RedisClusterClient client = new RedisClusterClient(factory, "bench");
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!client.connected()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("no Redis at " + factory.getHostName() + ":" + factory.getPort());
+      }
+      Thread.onSpinWait();
+    }
+    return client;
   }
 
   /** Fails when any decision of this run was made by the fallback rather than by Redis. */

@@ -24,7 +24,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -60,17 +59,8 @@ public class PerKeyClusterBenchmark {
 
   @Setup(Level.Trial)
   public void start() {
-    connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
-    connectionFactory.afterPropertiesSet();
-    connectionFactory.start();
-    client = new RedisClusterClient(connectionFactory, "bench");
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!client.connected()) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("no Redis at 127.0.0.1:" + port);
-      }
-      Thread.onSpinWait();
-    }
+    connectionFactory = ClusterBench.connectionFactory(port);
+    client = ClusterBench.connectedClient(connectionFactory);
     counters = new ClusterCounter[keys];
     for (int k = 0; k < keys; k++) {
       counters[k] = client.keyCounter(new ClusterKeyLimit("api", "param=0,60000ms", "k" + k, COUNT, DURATION, 0));
