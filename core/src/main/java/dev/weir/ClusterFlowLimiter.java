@@ -4,9 +4,9 @@ import dev.weir.cluster.ClusterCounter;
 import dev.weir.cluster.ClusterDecision;
 import dev.weir.cluster.ClusterFallback;
 import dev.weir.cluster.ClusterLimit;
+import java.util.concurrent.TimeUnit;
 import java.util.function.DoubleFunction;
 import org.jspecify.annotations.Nullable;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The limiter of a cluster-mode flow rule: the store decides through the engine's

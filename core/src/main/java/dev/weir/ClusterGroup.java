@@ -7,6 +7,7 @@ import dev.weir.rule.FlowRule;
 import dev.weir.rule.FlowStrategy;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -70,7 +71,7 @@ final class ClusterGroup {
     ClusterGuard guard = limiters.get(0).guard;
     List<ClusterLimit> limits = new ArrayList<>();
     for (ClusterFlowLimiter limiter : limiters) {
-      limits.add(java.util.Objects.requireNonNull(limiter.limit));
+      limits.add(Objects.requireNonNull(limiter.limit));
     }
     ClusterCounter counter;
     try {
