@@ -4,6 +4,7 @@ import dev.weir.rule.ControlBehavior;
 import dev.weir.rule.FlowGrade;
 import dev.weir.rule.FlowRule;
 import dev.weir.rule.FlowStrategy;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
@@ -26,37 +27,61 @@ final class FlowRuleState {
   private final @Nullable ConcurrentHashMap<String, FlowLimiter> perOrigin;
   private volatile @Nullable FlowLimiter overflow;
 
-  /** A state for {@code rule}, carrying over what it can of {@code predecessor}, the same rule with another count. */
-  FlowRuleState(FlowRule rule, Limiters limiters, @Nullable FlowRuleState predecessor) {
+  /** A fresh state for {@code rule}: nothing counted yet. */
+  FlowRuleState(FlowRule rule, Limiters limiters) {
     this.rule = rule;
     this.shadow = ShadowRefusals.of(rule);
     this.limiters = limiters;
-    boolean perOriginState = FlowRule.LIMIT_APP_OTHER.equals(rule.limitApp()) && rule.strategy() != FlowStrategy.RELATED;
-    FlowLimiter carried = predecessor == null || predecessor.shared == null ? null
-        : predecessor.shared.withCount(rule.count());
-    this.shared = perOriginState ? null : carried != null ? carried : limiters.forFlow(rule, sharedScope(rule));
+    boolean perOriginState = perOrigin(rule);
+    this.shared = perOriginState ? null : limiters.forFlow(rule, sharedScope(rule));
     this.perOrigin = perOriginState ? new ConcurrentHashMap<>() : null;
-    if (perOrigin != null && predecessor != null && predecessor.perOrigin != null) {
-      predecessor.perOrigin.forEach((origin, limiter) -> {
-        FlowLimiter next = limiter.withCount(rule.count());
-        if (next != null) {
-          perOrigin.put(origin, next);
-        }
-      });
-    }
+  }
+
+  private FlowRuleState(FlowRule rule, Limiters limiters, @Nullable FlowLimiter shared,
+      @Nullable ConcurrentHashMap<String, FlowLimiter> perOrigin, @Nullable FlowLimiter overflow) {
+    this.rule = rule;
+    this.shadow = ShadowRefusals.of(rule);
+    this.limiters = limiters;
+    this.shared = shared;
+    this.perOrigin = perOrigin;
+    this.overflow = overflow;
   }
 
   /**
-   * The state of {@code rule}, which differs from {@code twin}'s rule in {@code shadow} only: the
-   * same limiters, so switching shadow mode on or off keeps the rule's counts, queue and warm-up.
+   * The state of {@code rule}, which succeeds this state's rule: the same rule but for its
+   * {@code shadow} flag or its {@code count}. The one place where a rule change carries limiter
+   * state, and it carries every limiter the same way: the shared one, each origin's, and the
+   * overflow limiter of the origins beyond the bound.
+   *
+   * <p>With the same count the successor has the very same limiters (and the same map of origins,
+   * so an origin a call adds through either state is in both): switching shadow mode is not a
+   * change of what the rule counts. With another count each limiter is replaced by what it carries
+   * over ({@link FlowLimiter#withCount}: the calls inside a {@code threads} rule, the window of a
+   * {@code reject} rule), or by a fresh one where it carries nothing; the overflow limiter, when it
+   * carries nothing, is made again when an origin next overflows.
    */
-  FlowRuleState(FlowRule rule, FlowRuleState twin) {
-    this.rule = rule;
-    this.shadow = ShadowRefusals.of(rule);
-    this.limiters = twin.limiters;
-    this.shared = twin.shared;
-    this.perOrigin = twin.perOrigin;
-    this.overflow = twin.overflow;
+  FlowRuleState successor(FlowRule rule) {
+    if (rule.count() == this.rule.count()) {
+      return new FlowRuleState(rule, limiters, shared, perOrigin, overflow);
+    }
+    double count = rule.count();
+    FlowLimiter nextShared = null;
+    if (shared != null) {
+      FlowLimiter carried = shared.withCount(count);
+      nextShared = carried != null ? carried : limiters.forFlow(rule, sharedScope(rule));
+    }
+    ConcurrentHashMap<String, FlowLimiter> nextPerOrigin = null;
+    if (perOrigin != null) {
+      nextPerOrigin = new ConcurrentHashMap<>();
+      for (Map.Entry<String, FlowLimiter> origin : perOrigin.entrySet()) {
+        FlowLimiter carried = origin.getValue().withCount(count);
+        if (carried != null) {
+          nextPerOrigin.put(origin.getKey(), carried);
+        }
+      }
+    }
+    FlowLimiter spill = overflow;
+    return new FlowRuleState(rule, limiters, nextShared, nextPerOrigin, spill == null ? null : spill.withCount(count));
   }
 
   /** The limiter of every call the rule applies to, or null when it has one per origin. */
@@ -108,6 +133,11 @@ final class FlowRuleState {
       return spill;
     }
     return map.computeIfAbsent(origin, o -> limiters.forFlow(rule, "other=" + o));
+  }
+
+  /** Whether {@code rule} keeps a limiter per origin ({@code limit-app: other}, but for {@code related}). */
+  private static boolean perOrigin(FlowRule rule) {
+    return FlowRule.LIMIT_APP_OTHER.equals(rule.limitApp()) && rule.strategy() != FlowStrategy.RELATED;
   }
 
   /** The calls a shared limiter counts, as named in a {@link dev.weir.cluster.ClusterLimit}. */

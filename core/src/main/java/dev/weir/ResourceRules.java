@@ -4,10 +4,15 @@ import dev.weir.rule.AuthorityRule;
 import dev.weir.rule.FlowRule;
 import dev.weir.rule.ResourceRule;
 import dev.weir.rule.RuleSet;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.function.BiFunction;
-import java.util.function.BiPredicate;
 import java.util.function.Function;
 import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
@@ -56,13 +61,13 @@ final class ResourceRules {
    */
   ResourceRules next(RuleSet next, Limiters limiters, KeyExpressions keys, CircuitBreakerListener listener,
       List<Slot> slots) {
-    FlowRuleState[] flowStates = carry(flow.states, next.flow(), s -> s.rule, FlowRuleState::new,
-        ResourceRules::countChanged, (rule, predecessor) -> new FlowRuleState(rule, limiters, predecessor),
-        FlowRuleState[]::new);
+    FlowRuleState[] flowStates = carry(flow.states, next.flow(), s -> s.rule, (rule, twin) -> twin.successor(rule),
+        ResourceRules::lineage, (rule, predecessor) -> predecessor != null ? predecessor.successor(rule)
+            : new FlowRuleState(rule, limiters), FlowRuleState[]::new);
     CircuitBreaker[] nextBreakers = carry(breakers, next.degrade(), b -> b.rule, CircuitBreaker::new,
-        (a, b) -> false, (rule, predecessor) -> new CircuitBreaker(rule, listener), CircuitBreaker[]::new);
+        rule -> null, (rule, predecessor) -> new CircuitBreaker(rule, listener), CircuitBreaker[]::new);
     ParamFlowRuleState[] nextParamFlow = carry(paramFlow, next.paramFlow(), s -> s.rule, ParamFlowRuleState::new,
-        (a, b) -> false, (rule, predecessor) -> new ParamFlowRuleState(rule, limiters, keys), ParamFlowRuleState[]::new);
+        rule -> null, (rule, predecessor) -> new ParamFlowRuleState(rule, limiters, keys), ParamFlowRuleState[]::new);
     AuthorityRule[] nextAuthority = next.authority().toArray(AuthorityRule[]::new);
     ResourceRules built = new ResourceRules(new FlowRuleSet(flowStates), nextBreakers, nextParamFlow,
         nextAuthority, authorityShadow(nextAuthority), SlotChain.EMPTY);
@@ -80,51 +85,64 @@ final class ResourceRules {
    * shadow mode now (so its once-a-second log keeps its pace), else a new one.
    */
   private @Nullable ShadowRefusals[] authorityShadow(AuthorityRule[] next) {
-    List<Integer> unused = new ArrayList<>();
+    Unused<ShadowRefusals> unused = new Unused<>();
     for (int i = 0; i < authority.length; i++) {
-      unused.add(i);
+      ShadowRefusals shadow = authorityShadow[i];
+      if (shadow != null) {
+        unused.add(authority[i], shadow);
+      }
     }
+    Set<ShadowRefusals> taken = Collections.newSetFromMap(new IdentityHashMap<>());
     @Nullable ShadowRefusals[] shadows = new ShadowRefusals[next.length];
     for (int i = 0; i < next.length; i++) {
       AuthorityRule rule = next[i];
-      if (!rule.shadow()) {
-        continue;
+      if (rule.shadow()) {
+        ShadowRefusals same = unused.take(rule, taken);
+        shadows[i] = same != null ? same : ShadowRefusals.of(rule);
       }
-      Integer same = take(unused, k -> authority[k].equals(rule));
-      shadows[i] = same != null ? authorityShadow[same] : ShadowRefusals.of(rule);
     }
     return shadows;
   }
 
-  /** Whether {@code next} is {@code old} with another count, and perhaps switched in or out of shadow mode. */
-  private static boolean countChanged(FlowRule old, FlowRule next) {
-    return old.toBuilder().count(next.count()).shadow(next.shadow()).build().equals(next);
+
+  /** What a flow rule is but for its count and shadow flag: a rule of the same lineage may carry its limiters. */
+  private static FlowRule lineage(FlowRule rule) {
+    return rule.toBuilder().count(0).shadow(false).build();
   }
 
-  /** Whether two rules differ at most in {@code shadow}. */
-  private static <R extends ResourceRule> boolean twins(R a, R b) {
-    return a.withShadow(false).equals(b.withShadow(false));
+  /** What a rule is but for its shadow flag: twins share their state. */
+  private static <R extends ResourceRule> ResourceRule twinKey(R rule) {
+    return rule.withShadow(false);
   }
 
   /**
    * The states of {@code rules}, in order: the state of an equal rule of {@code old} where there is
    * one; else a {@code twin} of the state of a rule of {@code old} that differs only in
-   * {@code shadow}; else a new state, given the state of a rule of {@code old} that
-   * {@code succeeds}, or null. Each old state is handed on at most once.
+   * {@code shadow}; else a new state, given the state of a rule of {@code old} of the same
+   * {@code lineage} (null for none), or null. Each old state is handed on at most once, the first
+   * in order that matches; lookups are by hash, so replacing n rules costs O(n).
    */
   private static <R extends ResourceRule, S> S[] carry(S[] old, List<R> rules, Function<S, R> ruleOf,
-      BiFunction<R, S, S> twin, BiPredicate<R, R> succeeds, BiFunction<R, @Nullable S, S> create,
+      BiFunction<R, S, S> twin, Function<R, @Nullable Object> lineage, BiFunction<R, @Nullable S, S> create,
       IntFunction<S[]> array) {
-    List<S> unused = new ArrayList<>(List.of(old));
+    Unused<S> equal = new Unused<>();
+    Unused<S> twins = new Unused<>();
+    Unused<S> successors = new Unused<>();
+    Set<S> taken = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (S state : old) {
+      R rule = ruleOf.apply(state);
+      equal.add(rule, state);
+      twins.add(twinKey(rule), state);
+      successors.add(lineage.apply(rule), state);
+    }
     S[] next = array.apply(rules.size());
     for (int i = 0; i < next.length; i++) {
-      R rule = rules.get(i);
-      next[i] = take(unused, state -> ruleOf.apply(state).equals(rule));
+      next[i] = equal.take(rules.get(i), taken);
     }
     for (int i = 0; i < next.length; i++) {
       if (next[i] == null) {
         R rule = rules.get(i);
-        S shadowed = take(unused, state -> twins(ruleOf.apply(state), rule));
+        S shadowed = twins.take(twinKey(rule), taken);
         if (shadowed != null) {
           next[i] = twin.apply(rule, shadowed);
         }
@@ -133,19 +151,32 @@ final class ResourceRules {
     for (int i = 0; i < next.length; i++) {
       if (next[i] == null) {
         R rule = rules.get(i);
-        S predecessor = take(unused, state -> succeeds.test(ruleOf.apply(state), rule));
-        next[i] = create.apply(rule, predecessor);
+        next[i] = create.apply(rule, successors.take(lineage.apply(rule), taken));
       }
     }
     return next;
   }
 
-  private static <S> @Nullable S take(List<S> states, java.util.function.Predicate<S> wanted) {
-    for (int i = 0; i < states.size(); i++) {
-      if (wanted.test(states.get(i))) {
-        return states.remove(i);
+  /** Old states by a key of their rule, in order; a state taken under one key is gone under every key. */
+  private static final class Unused<S> {
+    private final Map<Object, ArrayDeque<S>> byKey = new HashMap<>();
+
+    void add(@Nullable Object key, S state) {
+      if (key != null) {
+        byKey.computeIfAbsent(key, k -> new ArrayDeque<>()).add(state);
       }
     }
-    return null;
+
+    @Nullable S take(@Nullable Object key, Set<S> taken) {
+      ArrayDeque<S> states = key == null ? null : byKey.get(key);
+      while (states != null && !states.isEmpty()) {
+        S state = states.poll();
+        if (taken.add(state)) {
+          return state;
+        }
+      }
+      return null;
+    }
   }
+
 }

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 
@@ -72,6 +73,17 @@ final class RuleBook {
   void update(String resource, UnaryOperator<RuleSet> change) {
     synchronized (lock) {
       replace(resource, change.apply(rules(resource)));
+    }
+  }
+
+  /**
+   * Computes, under the lock, the new rules of several resources from a reader of the rules in
+   * force, and puts them in force, resource by resource, before the lock is released. When
+   * {@code change} throws, nothing changed.
+   */
+  void update(Function<Function<String, RuleSet>, Map<String, RuleSet>> change) {
+    synchronized (lock) {
+      change.apply(this::rules).forEach(this::replace);
     }
   }
 

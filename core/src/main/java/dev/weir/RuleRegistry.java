@@ -12,10 +12,13 @@ import dev.weir.rule.SystemRule;
 import dev.weir.rule.SystemRuleValidator;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.BiFunction;
 import java.util.function.UnaryOperator;
 
 /**
@@ -97,6 +100,56 @@ public final class RuleRegistry {
   }
 
   /**
+   * Replaces the rules of several resources in one step: each gets what {@code change} makes of its
+   * rules in force, and no other change to the engine's rules comes between the reads and the
+   * writes (a change made meanwhile by code or by another source is read, never overwritten). Every
+   * result is validated like {@link #replace} before anything changes; when one is invalid nothing
+   * changes. Each resource then changes atomically, one after the other. What rule sources use to
+   * merge a source's rules into those in force.
+   *
+   * @param resources the resources to change
+   * @param change the rules a resource should have, given its name and its rules in force; the
+   *     rules in force themselves (the same instance or an equal one) leave it unchanged
+   * @return the resources that changed, each with its rules before and after, in the order given
+   * @throws InvalidRulesException with every problem of every result, each named after its resource
+   *     ({@code api flow[0].count}); nothing changed
+   */
+  public Map<String, Change> update(Collection<String> resources, BiFunction<String, RuleSet, RuleSet> change) {
+    Map<String, Change> changes = new LinkedHashMap<>();
+    book.update(current -> {
+      List<RuleViolation> violations = new ArrayList<>();
+      Map<String, RuleSet> next = new LinkedHashMap<>();
+      for (String resource : resources) {
+        RuleSet before = current.apply(resource);
+        RuleSet after = Objects.requireNonNull(change.apply(resource, before), "change returned null");
+        if (after.equals(before)) {
+          continue;
+        }
+        List<RuleViolation> found = validate(after);
+        addForeign(found, "flow", after.flow(), resource);
+        addForeign(found, "degrade", after.degrade(), resource);
+        addForeign(found, "param-flow", after.paramFlow(), resource);
+        addForeign(found, "authority", after.authority(), resource);
+        found.forEach(violation -> violations.add(violation.under(resource + " ")));
+        next.put(resource, after);
+        changes.put(resource, new Change(before, after));
+      }
+      throwIfInvalid(violations);
+      return next;
+    });
+    return changes;
+  }
+
+  /**
+   * The rules of one resource before and after a change.
+   *
+   * @param before the rules in force before
+   * @param after the rules in force after
+   */
+  public record Change(RuleSet before, RuleSet after) {
+  }
+
+  /**
    * Returns every problem of {@code rules} as this engine would judge them, without changing
    * anything: field problems, and rules this engine cannot enforce.
    */
@@ -128,6 +181,11 @@ public final class RuleRegistry {
     return violations;
   }
 
+  /** Returns every problem of the system rule {@code rule}, without changing anything. */
+  public List<RuleViolation> validate(SystemRule rule) {
+    return SystemRuleValidator.validate(rule);
+  }
+
   /** Returns the system rule in force; {@link SystemRule#NONE} when off. */
   public SystemRule systemRule() {
     return book.systemRule();
@@ -139,7 +197,7 @@ public final class RuleRegistry {
    * @throws InvalidRulesException with every problem ({@code max-cpu-usage}, ...); nothing changed
    */
   public void replaceSystemRule(SystemRule rule) {
-    throwIfInvalid(SystemRuleValidator.validate(rule));
+    throwIfInvalid(validate(rule));
     book.replaceSystemRule(rule);
   }
 

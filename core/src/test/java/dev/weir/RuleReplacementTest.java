@@ -117,4 +117,75 @@ class RuleReplacementTest {
         .isInstanceOf(InvalidRulesException.class).hasMessageContaining("flow[0].count");
     assertThat(weir.rules().rules("r").flow()).hasSize(2);
   }
+
+  /*
+   * limit-app: other keeps a limiter per origin up to maxOriginsPerResource and one overflow limiter
+   * shared by the origins beyond. A change of count alone carries every one of them, the overflow
+   * limiter included (it was dropped before: the overflow origins then started from nothing).
+   */
+
+  private static Entry asyncAs(Weir engine, String origin) {
+    try (ContextScope scope = engine.enterContext("c", origin)) {
+      return engine.asyncEntry("r", EntryType.OUT, 1);
+    }
+  }
+
+  private static int admittedAs(Weir engine, String origin, int attempts) {
+    try (ContextScope scope = engine.enterContext("c", origin)) {
+      return Calls.admitted(engine, "r", attempts);
+    }
+  }
+
+  @Test
+  void aThreadsCountChangeKeepsTheCallsInsideTheOverflowLimiterOfOtherOrigins() {
+    Weir engine = Weir.builder().ticker(ticker).sleeper(ticker).maxOriginsPerResource(1).build();
+    FlowRule two = FlowRule.builder("r").grade(dev.weir.rule.FlowGrade.THREADS).count(2)
+        .limitApp(FlowRule.LIMIT_APP_OTHER).build();
+    engine.rules().update("r", current -> current.withFlow(List.of(two)));
+    Entry own = asyncAs(engine, "a"); // origin a takes the one per-origin limiter
+    Entry first = asyncAs(engine, "b"); // b and c share the overflow limiter
+    Entry second = asyncAs(engine, "c");
+    assertThatThrownBy(() -> asyncAs(engine, "d")).isInstanceOf(BlockException.class);
+
+    engine.rules().update("r", current -> current.withFlow(List.of(two.toBuilder().count(3).build())));
+    Entry third = asyncAs(engine, "d");
+    assertThatThrownBy(() -> asyncAs(engine, "e")).as("two still inside the overflow limiter, of three")
+        .isInstanceOf(BlockException.class);
+    Entry ownSecond = asyncAs(engine, "a");
+    assertThat(ownSecond).as("origin a's own limiter carried too: one inside, of three").isNotNull();
+    for (Entry entry : List.of(own, first, second, third, ownSecond)) {
+      entry.close();
+    }
+  }
+
+  @Test
+  void aQpsCountChangeKeepsTheWindowOfTheOverflowLimiterOfOtherOrigins() {
+    Weir engine = Weir.builder().ticker(ticker).sleeper(ticker).maxOriginsPerResource(1).build();
+    FlowRule three = FlowRule.builder("r").count(3).interval(Duration.ofHours(1))
+        .limitApp(FlowRule.LIMIT_APP_OTHER).build();
+    engine.rules().update("r", current -> current.withFlow(List.of(three)));
+    assertThat(admittedAs(engine, "a", 1)).isEqualTo(1);
+    assertThat(admittedAs(engine, "b", 1) + admittedAs(engine, "c", 1)).as("two in the overflow window").isEqualTo(2);
+
+    engine.rules().update("r", current -> current.withFlow(List.of(three.toBuilder().count(4).build())));
+    assertThat(admittedAs(engine, "d", 5)).as("the hour's window remembers its two admissions").isEqualTo(2);
+    assertThat(admittedAs(engine, "a", 5)).as("origin a's window remembers its one").isEqualTo(3);
+  }
+
+  @Test
+  void replacingThousandsOfRulesOfOneResourceKeepsEachStateInLinearTime() {
+    List<FlowRule> many = new java.util.ArrayList<>();
+    for (int i = 0; i < 20_000; i++) {
+      many.add(FlowRule.builder("r").count(1_000 + i).interval(Duration.ofSeconds(1 + i % 50)).build());
+    }
+    weir.rules().update("r", current -> current.withFlow(many));
+    List<FlowRule> recounted = many.stream().map(rule -> rule.toBuilder().count(rule.count() + 1).build()).toList();
+    long started = System.nanoTime();
+    weir.rules().update("r", current -> current.withFlow(recounted));
+    weir.rules().update("r", current -> current.withFlow(many));
+    long tookMillis = (System.nanoTime() - started) / 1_000_000;
+    // 20,000 rules: pairwise matching is 4*10^8 comparisons (many seconds); by hash it is milliseconds.
+    assertThat(tookMillis).as("two replacements of 20,000 rules, ms").isLessThan(5_000);
+    assertThat(weir.rules().rules("r").flow()).isEqualTo(many);
+  }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.weir.CircuitState;
 import dev.weir.ClusterStatus;
 import dev.weir.ResourceStatistics;
+import dev.weir.RuleRegistry;
 import dev.weir.Weir;
 import dev.weir.rule.InvalidRulesException;
 import dev.weir.rule.RuleKind;
@@ -206,8 +207,9 @@ public final class WeirEndpoint {
       RuleSet before;
       try {
         if (sources != null) {
-          before = sources.write(resource, posted.kinds(), givenRules);
-          written[0] = weir.rules().rules(resource);
+          RuleRegistry.Change change = sources.write(resource, posted.kinds(), givenRules);
+          before = change.before();
+          written[0] = change.after();
         } else {
           before = weir.rules().update(resource, current -> written[0] = posted.applyTo(givenRules, current));
         }

@@ -9,9 +9,11 @@ import dev.weir.rule.RuleKind;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.SystemRule;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
@@ -23,11 +25,12 @@ import org.jspecify.annotations.Nullable;
  */
 final class RuleLayer {
 
-  static final RuleLayer EMPTY = new RuleLayer(RuleSet.empty(), Set.of(), null);
-
   /** The kinds a layer gives per resource; the system rule is given separately. */
   static final List<RuleKind> RESOURCE_KINDS = List.of(RuleKind.FLOW, RuleKind.DEGRADE, RuleKind.PARAM_FLOW,
       RuleKind.AUTHORITY);
+
+  /** Gives nothing. Declared after {@link #RESOURCE_KINDS}, which its constructor reads. */
+  static final RuleLayer EMPTY = new RuleLayer(RuleSet.empty(), Set.of(), null);
 
   /** A resource and kind. */
   record Given(String resource, RuleKind kind) {
@@ -36,11 +39,18 @@ final class RuleLayer {
   private final RuleSet rules;
   private final Set<Given> cleared;
   private final @Nullable SystemRule system;
+  /** The rules by resource and kind, in their order: a lookup per resource and kind, not a scan of every rule. */
+  private final Map<Given, List<ResourceRule>> byGiven = new HashMap<>();
 
   RuleLayer(RuleSet rules, Set<Given> cleared, @Nullable SystemRule system) {
     this.rules = rules;
     this.cleared = Set.copyOf(cleared);
     this.system = system != null && system.isActive() ? system : null;
+    for (RuleKind kind : RESOURCE_KINDS) {
+      for (ResourceRule rule : of(rules, kind)) {
+        byGiven.computeIfAbsent(new Given(rule.resource(), kind), given -> new ArrayList<>()).add(rule);
+      }
+    }
   }
 
   RuleSet rules() {
@@ -59,21 +69,17 @@ final class RuleLayer {
   /** Every resource and kind this layer gives. */
   Set<Given> given() {
     Set<Given> out = new LinkedHashSet<>(cleared);
-    for (RuleKind kind : RESOURCE_KINDS) {
-      for (ResourceRule rule : of(rules, kind)) {
-        out.add(new Given(rule.resource(), kind));
-      }
-    }
+    out.addAll(byGiven.keySet());
     return out;
   }
 
   boolean gives(Given given) {
-    return cleared.contains(given) || !rules(given).isEmpty();
+    return cleared.contains(given) || byGiven.containsKey(given);
   }
 
   /** The rules of a resource and kind; empty when cleared or not given. */
   List<? extends ResourceRule> rules(Given given) {
-    return of(rules, given.kind()).stream().filter(rule -> rule.resource().equals(given.resource())).toList();
+    return List.copyOf(byGiven.getOrDefault(given, List.of()));
   }
 
   /**
@@ -85,8 +91,12 @@ final class RuleLayer {
     Set<Given> nextCleared = new HashSet<>(cleared);
     for (RuleKind kind : kinds) {
       Given key = new Given(resource, kind);
-      List<ResourceRule> kept = new ArrayList<>(of(next, kind).stream()
-          .filter(rule -> !rule.resource().equals(resource)).toList());
+      List<ResourceRule> kept = new ArrayList<>(of(next, kind).size());
+      for (ResourceRule rule : of(next, kind)) {
+        if (!rule.resource().equals(resource)) {
+          kept.add(rule);
+        }
+      }
       List<? extends ResourceRule> added = of(given, kind);
       kept.addAll(added);
       next = withKind(next, kind, kept);

@@ -1,5 +1,6 @@
 package dev.weir.spring.rules;
 
+import dev.weir.RuleRegistry;
 import dev.weir.Weir;
 import dev.weir.rule.InvalidRulesException;
 import dev.weir.rule.ResourceRule;
@@ -198,12 +199,13 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
    * above every other and kept in memory only; with write-back they are merged into the rule file
    * (see {@link RuleFile#writeBack}) and are from then on what that file gives.
    *
-   * @return the rules of the resource in force before the write
+   * @return the rules of the resource in force before and after the write, read in the same step
+   *     of the engine as the write
    * @throws InvalidRulesException when the rules, or the rule file they are merged into, are
    *     invalid; nothing changed then
    * @throws UncheckedIOException when the rule file cannot be written; nothing changed then
    */
-  public RuleSet write(String resource, Set<RuleKind> kinds, RuleSet given) {
+  public RuleRegistry.Change write(String resource, Set<RuleKind> kinds, RuleSet given) {
     List<RuleViolation> foreign = new ArrayList<>();
     for (RuleKind kind : RuleLayer.RESOURCE_KINDS) {
       List<? extends ResourceRule> rules = RuleLayer.of(given, kind);
@@ -218,19 +220,24 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
       throw new InvalidRulesException(foreign);
     }
     synchronized (lock) {
-      RuleSet before = engine().rules().rules(resource);
+      Map<String, RuleRegistry.Change> changes;
       if (writeBack && ruleFile != null) {
         RuleFile.Written written = ruleFile.writeBack(resource, kinds, given, engine().rules());
         Watched source = watched(ruleFile);
         source.last = written.content();
         source.deleted = false;
         problems.remove(ruleFile.name());
-        apply(ruleFile.name(), written.layer(), true);
+        changes = apply(ruleFile.name(), written.layer(), true);
       } else {
         RuleLayer current = layers.getOrDefault(ENDPOINT, RuleLayer.EMPTY);
-        apply(ENDPOINT, current.with(resource, kinds, given), true);
+        changes = apply(ENDPOINT, current.with(resource, kinds, given), true);
       }
-      return before;
+      RuleRegistry.Change change = changes.get(resource);
+      if (change != null) {
+        return change;
+      }
+      RuleSet unchanged = engine().rules().rules(resource); // under the lock: no source changed it since
+      return new RuleRegistry.Change(unchanged, unchanged);
     }
   }
 
@@ -360,12 +367,12 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
    * Everything is computed and validated first; then each resource is replaced atomically (the
    * engine keeps the state of rules left equal), one resource after the other. Caller holds lock.
    */
-  private void apply(String name, RuleLayer layer, boolean fromEndpoint) {
-    apply(name, layer, fromEndpoint, name);
+  private Map<String, RuleRegistry.Change> apply(String name, RuleLayer layer, boolean fromEndpoint) {
+    return apply(name, layer, fromEndpoint, name);
   }
 
   /** As {@link #apply(String, RuleLayer, boolean)}, recording the changes under {@code recordedAs}. */
-  private void apply(String name, RuleLayer layer, boolean fromEndpoint, String recordedAs) {
+  private Map<String, RuleRegistry.Change> apply(String name, RuleLayer layer, boolean fromEndpoint, String recordedAs) {
     RuleLayer old = layers.getOrDefault(name, RuleLayer.EMPTY);
     Map<String, RuleLayer> next = new HashMap<>(layers);
     next.put(name, layer);
@@ -379,10 +386,23 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
     old.given().forEach(given -> touched.add(given.resource()));
     layer.given().forEach(given -> touched.add(given.resource()));
 
-    Map<String, RuleSet> desired = new LinkedHashMap<>();
-    List<RuleViolation> violations = new ArrayList<>();
-    for (String resource : touched) {
-      RuleSet current = engine().rules().rules(resource);
+    boolean systemGiven = layer.system() != null || old.system() != null;
+    SystemRule system = null;
+    if (systemGiven || systemOwned) {
+      system = ordered.stream().map(RuleLayer::system).filter(s -> s != null).findFirst().orElse(SystemRule.NONE);
+      if (system.equals(engine().rules().systemRule())) {
+        system = null;
+      } else {
+        List<RuleViolation> invalid = engine().rules().validate(system);
+        if (!invalid.isEmpty()) {
+          throw new InvalidRulesException(invalid.stream().map(v -> v.under("system.")).toList());
+        }
+      }
+    }
+    // One step of the engine: each resource's kinds that some source gives are merged into the
+    // rules in force as they are at that moment, under the engine's own lock, so a change made
+    // meanwhile by code to a kind no source gives is read and kept, never overwritten.
+    Map<String, RuleRegistry.Change> changes = engine().rules().update(touched, (resource, current) -> {
       RuleSet rules = current;
       for (RuleKind kind : RuleLayer.RESOURCE_KINDS) {
         Given given = new Given(resource, kind);
@@ -390,29 +410,12 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
           rules = RuleLayer.withKind(rules, kind, top(ordered, given));
         }
       }
-      if (!rules.equals(current)) {
-        desired.put(resource, rules);
-        engine().rules().validate(rules).forEach(v -> violations.add(v.under(resource + " ")));
-      }
-    }
-    boolean systemGiven = layer.system() != null || old.system() != null;
-    SystemRule system = null;
-    if (systemGiven || systemOwned) {
-      system = ordered.stream().map(RuleLayer::system).filter(s -> s != null).findFirst().orElse(SystemRule.NONE);
-      if (system.equals(engine().rules().systemRule())) {
-        system = null;
-      }
-    }
-    if (!violations.isEmpty()) {
-      throw new InvalidRulesException(violations);
-    }
+      return rules;
+    });
     boolean changed = false;
-    for (Map.Entry<String, RuleSet> entry : desired.entrySet()) {
-      String resource = entry.getKey();
-      RuleSet before = engine().rules().rules(resource);
-      engine().rules().replace(resource, entry.getValue());
-      if (!fromEndpoint) {
-        changed |= logAccepted(recordedAs, resource, before, entry.getValue());
+    if (!fromEndpoint) {
+      for (Map.Entry<String, RuleRegistry.Change> entry : changes.entrySet()) {
+        changed |= logAccepted(recordedAs, entry.getKey(), entry.getValue().before(), entry.getValue().after());
       }
     }
     if (system != null) {
@@ -429,6 +432,7 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
     if (!fromEndpoint && !changed && logger.isInfoEnabled()) {
       logger.info("Rules from " + recordedAs + " accepted: no change in force");
     }
+    return changes;
   }
 
   private static List<? extends ResourceRule> top(List<RuleLayer> ordered, Given given) {
