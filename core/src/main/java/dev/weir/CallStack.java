@@ -160,7 +160,12 @@ final class CallStack {
 
   /** Enters an asynchronous call ({@link #enterDetached}) and returns its handle, or throws its refusal. */
   Entry asyncEntry(String resource, EntryType type, int acquireCount, Object @Nullable [] args, NodeRegistry nodes) {
-    Frame frame = enterDetached(resource, type, acquireCount, args, nodes);
+    Frame frame;
+    try {
+      frame = enterDetached(resource, type, acquireCount, args, nodes);
+    } finally {
+      leaveIfIdle(); // a detached frame is not on this stack: a virtual thread keeps nothing after it
+    }
     if (frame != null) {
       return new Entry(frame);
     }

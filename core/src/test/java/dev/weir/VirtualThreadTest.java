@@ -166,9 +166,11 @@ class VirtualThreadTest {
    */
   @Test
   void aVirtualThreadKeepsNothingAfterItsCall() throws Exception {
-    Weir weir = Weir.builder().rules(RuleSet.of(FlowRule.threads("r", 8))).build();
+    Weir weir = Weir.builder().rules(RuleSet.of(FlowRule.threads("r", 8), FlowRule.qps("closed", 0))).build();
     AtomicReference<WeakReference<CallStack>> used = new AtomicReference<>();
     AtomicReference<WeakReference<CallStack>> scoped = new AtomicReference<>();
+    AtomicReference<WeakReference<CallStack>> asyncOpen = new AtomicReference<>();
+    AtomicReference<WeakReference<CallStack>> asyncRefused = new AtomicReference<>();
     CountDownLatch called = new CountDownLatch(1);
     CountDownLatch end = new CountDownLatch(1);
     ExecutorService executor = virtualThreadPerTask();
@@ -177,6 +179,8 @@ class VirtualThreadTest {
         // in methods of their own, so that no dead local of this frame keeps an entry while parked
         used.set(callOnce(weir));
         scoped.set(callInContext(weir));
+        asyncOpen.set(asyncEntryOnce(weir));
+        asyncRefused.set(asyncRefusal(weir));
         called.countDown();
         end.await(); // the thread stays alive while the test looks
         return null;
@@ -185,6 +189,12 @@ class VirtualThreadTest {
         assertThat(called.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(collected(used.get())).as("the stack of a finished call is unreachable").isTrue();
         assertThat(collected(scoped.get())).as("the stack of a closed context is unreachable").isTrue();
+        assertThat(weir.statistics("r").activeCalls()).as("the asynchronous call is open").isEqualTo(1);
+        OPEN_ELSEWHERE.forEach(Entry::close); // its work completes on another thread, while the thread is parked
+        OPEN_ELSEWHERE.clear();
+        assertThat(collected(asyncOpen.get())).as("the stack an asynchronous call was made on is unreachable once"
+            + " the call is closed elsewhere: the parked thread does not hold it").isTrue();
+        assertThat(collected(asyncRefused.get())).as("a refused asynchronous call keeps no stack").isTrue();
       } finally {
         end.countDown();
       }
@@ -192,7 +202,7 @@ class VirtualThreadTest {
     } finally {
       awaitAll(executor);
     }
-    assertThat(weir.statistics("r").totalSucceeded()).isEqualTo(2);
+    assertThat(weir.statistics("r").totalSucceeded()).isEqualTo(3);
   }
 
   private static WeakReference<CallStack> callOnce(Weir weir) {
@@ -200,6 +210,26 @@ class VirtualThreadTest {
       return new WeakReference<>(weir.currentStack());
     }
   }
+
+  /** An asynchronous call left open (its work goes on elsewhere); the thread goes on without it. */
+  private static WeakReference<CallStack> asyncEntryOnce(Weir weir) {
+    WeakReference<CallStack> stack = new WeakReference<>(weir.currentStack()); // the stack the call is made on
+    Entry open = weir.asyncEntry("r", EntryType.OUT, 1);
+    OPEN_ELSEWHERE.add(open); // its work goes on elsewhere, which closes it when done
+    return stack;
+  }
+
+  private static WeakReference<CallStack> asyncRefusal(Weir weir) {
+    WeakReference<CallStack> stack = new WeakReference<>(weir.currentStack());
+    try {
+      weir.asyncEntry("closed", EntryType.OUT, 1).close();
+      throw new AssertionError("a count of 0 refuses every call");
+    } catch (BlockException refused) {
+      return stack;
+    }
+  }
+
+  private static final List<Entry> OPEN_ELSEWHERE = java.util.Collections.synchronizedList(new ArrayList<>());
 
   private static WeakReference<CallStack> callInContext(Weir weir) {
     try (ContextScope scope = weir.enterContext("ctx", "origin")) {
