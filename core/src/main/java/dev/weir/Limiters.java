@@ -22,13 +22,17 @@ final class Limiters {
   private final NodeRegistry nodes;
   /** How many origins of a {@code limit-app: other} rule get a limiter of their own. */
   final int maxOrigins;
+  /** The estimated heap the keys of one hot-parameter rule may hold ({@link TrackedKeys}). */
+  final long maxKeyBytes;
   final Overflow overflow;
 
-  Limiters(EngineClock clock, @Nullable ClusterGuard cluster, NodeRegistry nodes, int maxOrigins, Overflow overflow) {
+  Limiters(EngineClock clock, @Nullable ClusterGuard cluster, NodeRegistry nodes, int maxOrigins, long maxKeyBytes,
+      Overflow overflow) {
     this.clock = clock;
     this.cluster = cluster;
     this.nodes = nodes;
     this.maxOrigins = maxOrigins;
+    this.maxKeyBytes = maxKeyBytes;
     this.overflow = overflow;
   }
 

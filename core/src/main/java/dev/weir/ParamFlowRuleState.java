@@ -53,9 +53,9 @@ final class ParamFlowRuleState {
     this.limiters = limiters;
     this.exceptionCounts = new HashMap<>();
     for (ParamFlowItem item : rule.exceptions()) {
-      exceptionCounts.put(item.value(), item.count());
+      exceptionCounts.put(String.valueOf(TrackedKeys.compact(item.value())), item.count());
     }
-    this.byValue = new BoundedLru<>(ParamFlowRule.MAX_TRACKED_VALUES);
+    this.byValue = new BoundedLru<>(ParamFlowRule.MAX_TRACKED_VALUES, limiters.maxKeyBytes, TrackedKeys::bytes);
   }
 
   /** The state of {@code rule}, which differs from {@code twin}'s rule in {@code shadow} only: the same limiters. */
@@ -91,14 +91,15 @@ final class ParamFlowRuleState {
 
   /**
    * What one value of the call (the key, or an element of it) counts under: the value itself, or
-   * its {@link ParamFlowKey#paramFlowKey()}; a null key is decided by the rule's {@code null-key}:
+   * its {@link ParamFlowKey#paramFlowKey()}, as the table keeps it ({@link TrackedKeys#compact}: a
+   * long string by its digest); a null key is decided by the rule's {@code null-key}:
    * null when it is not limited ({@code allow}), {@link #DENIED} when it is refused ({@code deny}),
    * else {@link #NULL_KEY}.
    */
   @Nullable Object counted(@Nullable Object value) {
     Object key = value instanceof ParamFlowKey custom ? custom.paramFlowKey() : value;
     if (key != null) {
-      return key;
+      return TrackedKeys.compact(key);
     }
     return switch (rule.nullKey()) {
       case ALLOW -> null;
@@ -121,8 +122,18 @@ final class ParamFlowRuleState {
     return byValue.peek(key);
   }
 
+  /** Whether {@code key} (as counted) has a limiter now, without counting as a use of it; for tests and reports. */
+  boolean tracks(Object key) {
+    return byValue.contains(key);
+  }
+
   int trackedValues() {
     return byValue.size();
+  }
+
+  /** The estimated bytes of the keys tracked and their limiters ({@link TrackedKeys#bytes}). */
+  long trackedBytes() {
+    return byValue.bytes();
   }
 
   /** The count of {@code key}: its exception's, else the rule's. */

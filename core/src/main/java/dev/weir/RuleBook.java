@@ -30,7 +30,7 @@ final class RuleBook {
   /** The rules of a resource without rules: its chain records statistics (and runs custom and system slots). */
   private volatile ResourceRules unruled;
 
-  RuleBook(EngineClock clock, int sampleCount, int maxResources, int maxOrigins, Overflow overflow,
+  RuleBook(EngineClock clock, int sampleCount, int maxResources, int maxOrigins, long maxKeyBytes, Overflow overflow,
       @Nullable ClusterGuard cluster, List<Slot> slots, SystemProtection system, Listeners listeners,
       KeyExpressions keys) {
     this.keys = keys;
@@ -40,7 +40,7 @@ final class RuleBook {
     this.unruled = ResourceRules.NONE.withChain(this.slots);
     this.nodes = new NodeRegistry(maxResources, overflow,
         name -> new ResourceNode(name, sampleCount, clock, unruled), this::attach, listeners::created);
-    this.limiters = new Limiters(clock, cluster, nodes, maxOrigins, overflow);
+    this.limiters = new Limiters(clock, cluster, nodes, maxOrigins, maxKeyBytes, overflow);
   }
 
   RuleSet rules(String resource) {

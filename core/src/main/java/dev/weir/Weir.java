@@ -40,6 +40,9 @@ public final class Weir implements AutoCloseable {
   /** The name of the context of calls made outside any {@link ContextScope}. */
   public static final String DEFAULT_CONTEXT = "weir_default_context";
 
+  /** The default estimated heap the keys of one hot-parameter rule may hold: 4 MiB. */
+  public static final long DEFAULT_MAX_KEY_BYTES_PER_RULE = 4L << 20;
+
 
   private final EngineClock clock;
   private final Overflow overflow;
@@ -60,7 +63,7 @@ public final class Weir implements AutoCloseable {
         : new ClusterGuard(builder.clusterClient, builder.clusterOptions, clock);
     this.cluster = guard == null ? null : new ClusterStatus(guard, builder.clusterOptions);
     this.book = new RuleBook(clock, builder.sampleCount, builder.maxResources, builder.maxOriginsPerResource,
-        overflow, guard, slots(builder, clock, system), system, listeners, builder.keyExpressions);
+        builder.maxKeyBytesPerRule, overflow, guard, slots(builder, clock, system), system, listeners, builder.keyExpressions);
     this.nodes = book.nodes;
     this.rules = new RuleRegistry(book, guard != null);
     this.stacks = new CallStack.PerThread(clock);
@@ -289,6 +292,7 @@ public final class Weir implements AutoCloseable {
     private int sampleCount = 2;
     private int maxResources = 6000;
     private int maxOriginsPerResource = 1000;
+    private long maxKeyBytesPerRule = DEFAULT_MAX_KEY_BYTES_PER_RULE;
     private boolean loadServiceSlots = true;
     private @Nullable ClassLoader classLoader = Weir.class.getClassLoader();
     private final List<ProcessorSlot> slots = new ArrayList<>();
@@ -337,6 +341,22 @@ public final class Weir implements AutoCloseable {
      */
     public Builder maxOriginsPerResource(int maxOrigins) {
       this.maxOriginsPerResource = positive(maxOrigins, "maxOriginsPerResource");
+      return this;
+    }
+
+    /**
+     * Sets the estimated heap, in bytes, that the keys of one hot-parameter rule may hold with their
+     * limiters (default {@value #DEFAULT_MAX_KEY_BYTES_PER_RULE}, 4 MiB), besides the bound of
+     * {@link dev.weir.rule.ParamFlowRule#MAX_TRACKED_VALUES} keys: the least recently used keys
+     * leave first. A string key longer than 128 characters is kept as its SHA-256 digest, so an
+     * entry holds at most about 480 bytes; a key of another type is estimated at 64 bytes besides
+     * the entry.
+     */
+    public Builder maxKeyBytesPerRule(long maxBytes) {
+      if (maxBytes < 1) {
+        throw new IllegalArgumentException("maxKeyBytesPerRule must be positive, was " + maxBytes);
+      }
+      this.maxKeyBytesPerRule = maxBytes;
       return this;
     }
 

@@ -26,7 +26,7 @@ class ClusterKeyLimiterTest {
   private Limiters limiters(ClusterFallback fallback) {
     ClusterGuard guard = new ClusterGuard(store,
         new ClusterOptions(Duration.ofMillis(20), fallback, 3, Duration.ofSeconds(1), 64), clock);
-    return new Limiters(clock, guard, null, 100, new Overflow(100, 100));
+    return new Limiters(clock, guard, null, 100, Weir.DEFAULT_MAX_KEY_BYTES_PER_RULE, new Overflow(100, 100));
   }
 
   private static final ParamFlowRule RULE = ParamFlowRule.builder("api").paramIndex(0).count(2)
