@@ -1,5 +1,6 @@
 package dev.weir;
 
+import dev.weir.rule.RuleKind;
 import dev.weir.rule.AuthorityRule;
 import dev.weir.spi.SlotOrder;
 import org.jspecify.annotations.Nullable;
@@ -20,18 +21,18 @@ final class AuthoritySlot extends Slot {
   }
 
   @Override
-  @Nullable BlockException entry(Frame entry) {
+  boolean entry(Frame entry) {
     AuthorityRule[] rules = entry.rules.authority;
     for (int i = 0; i < rules.length; i++) {
       AuthorityRule rule = rules[i];
       if (!rule.permits(entry.origin)) {
         ShadowRefusals shadow = entry.rules.authorityShadow[i];
         if (shadow == null) {
-          return new AuthorityException(entry.resource, rule, 0);
+          return entry.refuse(RuleKind.AUTHORITY, rule, 0);
         }
         shadow.refused(entry);
       }
     }
-    return null;
+    return true;
   }
 }

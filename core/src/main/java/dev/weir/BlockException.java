@@ -1,7 +1,9 @@
 package dev.weir;
 
+import dev.weir.rule.FlowRule;
 import dev.weir.rule.Rule;
 import dev.weir.rule.RuleKind;
+import dev.weir.rule.SystemRule;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
@@ -35,6 +37,17 @@ public abstract sealed class BlockException extends RuntimeException
     this.resource = resource;
     this.rule = rule;
     this.retryAfterNanos = Math.max(0L, retryAfterNanos);
+  }
+
+  /** Makes the exception of a refusal of {@code resource} by {@code rule}, of {@code kind}. */
+  static BlockException of(RuleKind kind, String resource, @Nullable Rule rule, long retryAfterNanos) {
+    return switch (kind) {
+      case FLOW -> new FlowException(resource, (FlowRule) rule, retryAfterNanos);
+      case DEGRADE -> new DegradeException(resource, rule, retryAfterNanos);
+      case PARAM_FLOW -> new ParamFlowException(resource, rule, retryAfterNanos);
+      case AUTHORITY -> new AuthorityException(resource, rule, retryAfterNanos);
+      case SYSTEM -> new SystemBlockException(resource, (SystemRule) rule, retryAfterNanos);
+    };
   }
 
   /** Returns the name of the refused resource. */

@@ -1,5 +1,7 @@
 package dev.weir;
 
+import dev.weir.rule.Rule;
+import dev.weir.rule.RuleKind;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -90,6 +92,11 @@ final class CallStack {
   private int depth;
   String contextName = Weir.DEFAULT_CONTEXT;
   String origin = "";
+  /** The refusal of this thread's last refused call, until taken: what its frame recorded. */
+  private @Nullable RuleKind refusedKind;
+  private @Nullable Rule refusedBy;
+  private long refusedRetryAfterNanos;
+  private String refusedResource = "";
   private @Nullable BlockException refusal;
 
   /**
@@ -143,19 +150,28 @@ final class CallStack {
   private @Nullable Frame run(Frame frame, ResourceNode node) {
     ResourceRules rules = node.rules; // read once: every slot decides against the same rules
     frame.rules = rules;
-    BlockException refusal;
+    boolean admitted;
     try {
-      refusal = rules.chain.enter(frame);
+      admitted = rules.chain.enter(frame);
     } catch (RuntimeException | Error e) {
       discard(frame);
       throw e;
     }
-    if (refusal != null) {
+    if (!admitted) {
+      keepRefusal(frame);
       discard(frame);
-      this.refusal = refusal;
       return null;
     }
     return frame;
+  }
+
+  /** Keeps what the refused call's frame recorded, before the frame is released. */
+  private void keepRefusal(Frame frame) {
+    refusedKind = frame.refusedKind();
+    refusedBy = frame.refusedBy();
+    refusedRetryAfterNanos = frame.refusedRetryAfterNanos();
+    refusedResource = frame.resource;
+    refusal = frame.givenRefusal();
   }
 
   /** Enters an asynchronous call ({@link #enterDetached}) and returns its handle, or throws its refusal. */
@@ -167,7 +183,7 @@ final class CallStack {
       leaveIfIdle(); // a detached frame is not on this stack: a virtual thread keeps nothing after it
     }
     if (frame != null) {
-      return new Entry(frame);
+      return frame;
     }
     throw takeRefusal();
   }
@@ -179,9 +195,20 @@ final class CallStack {
   Entry entry(String resource, EntryType type, int acquireCount, Object @Nullable [] args, NodeRegistry nodes) {
     Frame frame = enter(resource, type, acquireCount, args, nodes);
     if (frame != null) {
-      return new Entry(frame);
+      return frame;
     }
     throw takeRefusal();
+  }
+
+  /** Enters a call ({@link #enter}) and returns its handle, or null when refused; the refusal makes no exception. */
+  @Nullable Entry tryEntry(String resource, EntryType type, int acquireCount, Object @Nullable [] args,
+      NodeRegistry nodes) {
+    Frame frame = enter(resource, type, acquireCount, args, nodes);
+    if (frame != null) {
+      return frame;
+    }
+    forgetRefusal();
+    return null;
   }
 
   private Frame push(String resource, @Nullable ResourceNode node, EntryType type, int acquireCount,
@@ -220,10 +247,22 @@ final class CallStack {
     }
   }
 
+  /** The exception of the last refusal, made now unless a custom slot gave it; the refusal is forgotten. */
   BlockException takeRefusal() {
     BlockException taken = refusal;
-    refusal = null;
+    if (taken == null) {
+      taken = BlockException.of(Objects.requireNonNull(refusedKind), refusedResource, refusedBy, refusedRetryAfterNanos);
+    }
+    forgetRefusal();
     return taken;
+  }
+
+  /** Forgets the last refusal without making its exception: {@link Weir#tryEntry}'s refusal allocates nothing. */
+  void forgetRefusal() {
+    refusedKind = null;
+    refusedBy = null;
+    refusedResource = "";
+    refusal = null;
   }
 
   /** Closes {@code call} of {@code entry}; a no-op when that call is closed already. */

@@ -5,6 +5,7 @@ import dev.weir.cluster.ClusterDecision;
 import dev.weir.cluster.ClusterLimit;
 import dev.weir.rule.FlowRule;
 import dev.weir.rule.FlowStrategy;
+import dev.weir.rule.RuleKind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -86,35 +87,35 @@ final class ClusterGroup {
         limiters.toArray(ClusterFlowLimiter[]::new), guard, counter);
   }
 
-  /** Decides the call for every rule of the group; returns the refusal, or null when all admitted. */
-  @Nullable BlockException enter(Frame entry) {
+  /** Decides the call for every rule of the group; false, with the refusal recorded in the frame, when one refuses. */
+  boolean enter(Frame entry) {
     int permits = entry.acquireCount;
     long now = entry.startNanos;
     ClusterDecision decision = guard.decide(counter, permits, now);
     if (decision != null) {
       if (decision.admitted()) {
-        return null; // counted in the store; like a single cluster rule's, never given back there
+        return true; // counted in the store; like a single cluster rule's, never given back there
       }
       FlowRule by = rules[Math.min(decision.refusedBy(), rules.length - 1)];
-      return new FlowException(entry.resource, by, TimeUnit.MILLISECONDS.toNanos(decision.retryAfterMillis()));
+      return entry.refuse(RuleKind.FLOW, by, TimeUnit.MILLISECONDS.toNanos(decision.retryAfterMillis()));
     }
     switch (guard.fallback) {
       case ALLOW -> {
-        return null;
+        return true;
       }
       case DENY -> {
-        return new FlowException(entry.resource, rules[0], 0);
+        return entry.refuse(RuleKind.FLOW, rules[0], 0);
       }
       default -> {
         for (int i = 0; i < limiters.length; i++) {
           FlowLimiter local = limiters[i].fallbackLimiter();
           long result = local.tryAcquire(permits, now);
           if (result < 0) {
-            return new FlowException(entry.resource, rules[i], FlowLimiter.retryAfterNanos(result));
+            return entry.refuse(RuleKind.FLOW, rules[i], FlowLimiter.retryAfterNanos(result));
           }
           entry.hold(local, result);
         }
-        return null;
+        return true;
       }
     }
   }

@@ -23,8 +23,9 @@ final class CustomSlot extends Slot {
   }
 
   @Override
-  @Nullable BlockException entry(Frame call) {
-    return slot.entry(call);
+  boolean entry(Frame call) {
+    BlockException refusal = slot.entry(call);
+    return refusal == null || call.refuse(refusal);
   }
 
   @Override
@@ -33,8 +34,8 @@ final class CustomSlot extends Slot {
   }
 
   @Override
-  void blocked(Frame call, BlockException refusal) {
-    slot.blocked(call, refusal);
+  void blocked(Frame call) {
+    slot.blocked(call, call.refusal()); // the refusal is made here only when a custom slot asks for it
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.weir;
 
+import dev.weir.rule.RuleKind;
 import dev.weir.spi.SlotOrder;
 import org.jspecify.annotations.Nullable;
 
@@ -34,7 +35,7 @@ final class DegradeSlot extends Slot {
   }
 
   @Override
-  @Nullable BlockException entry(Frame entry) {
+  boolean entry(Frame entry) {
     CircuitBreaker[] breakers = entry.rules.breakers;
     entry.breakers = breakers;
     for (CircuitBreaker breaker : breakers) {
@@ -43,7 +44,7 @@ final class DegradeSlot extends Slot {
         ShadowRefusals shadow = breaker.shadow;
         if (shadow == null) {
           entry.refuseProbes(entry.startNanos);
-          return new DegradeException(entry.resource, breaker.rule, FlowLimiter.retryAfterNanos(verdict));
+          return entry.refuse(RuleKind.DEGRADE, breaker.rule, FlowLimiter.retryAfterNanos(verdict));
         }
         shadow.refused(entry);
         entry.passedOpen(breaker);
@@ -53,11 +54,11 @@ final class DegradeSlot extends Slot {
         entry.addProbe(breaker);
       }
     }
-    return null;
+    return true;
   }
 
   @Override
-  void blocked(Frame entry, BlockException block) {
+  void blocked(Frame entry) {
     entry.refuseProbes(clock.read());
   }
 

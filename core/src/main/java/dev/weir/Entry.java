@@ -3,9 +3,9 @@ package dev.weir;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An admitted call of a resource, returned by {@link Weir#entry}. Close it when the call completes,
- * which records its completion and response time and releases what it holds (a place under a
- * concurrency limit); use {@link #recordError} first when the call failed:
+ * An admitted call of a resource, returned by {@link Weir#entry} and {@link Weir#tryEntry}. Close
+ * it when the call completes, which records its completion and response time and releases what it
+ * holds (a place under a concurrency limit); use {@link #recordError} first when the call failed:
  * <pre>{@code
  * try (Entry entry = weir.entry("createOrder")) {
  *   try {
@@ -23,33 +23,24 @@ import org.jspecify.annotations.Nullable;
  * Entries opened by one thread nest: close them in the reverse order of opening. Closing an entry
  * while entries opened after it on the same thread are still open closes those too (nothing leaks)
  * and then throws {@link IllegalStateException} naming them. An entry may be closed from another
- * thread (for a call handed to an executor); it is then not checked for order. An entry of
- * {@link Weir#asyncEntry} never nests: it is closed from any thread, in any order.
+ * thread; it is then not checked for order. An entry of {@link Weir#asyncEntry} never nests: it is
+ * closed from any thread, in any order.
  *
- * <h2>Exactly once</h2>
- * {@link #close()} is idempotent, from any thread and at any time: an entry names one call, and
- * once that call is closed, closing or recording an error on the same entry again does nothing,
- * even after the thread that opened it has gone on to later calls. (The engine reuses its
- * per-thread call state; an entry is a small handle on one use of it.)
+ * <h2>Once</h2>
+ * An entry of {@link Weir#entry} or {@link Weir#tryEntry} is the thread's own state for the call,
+ * which the engine reuses for the thread's next call at the same nesting depth: that is why guarding
+ * a call allocates nothing. Close it once (try-with-resources does). Closing it again, or calling
+ * {@link #recordError} after the close, does nothing as long as the thread has not made another
+ * call at that depth since; after that it would act on the later call. Its accessors describe the
+ * call while it is open. An entry of {@link Weir#asyncEntry} is never reused: closing it is
+ * idempotent at any time, from any thread (what a completion racing a cancellation needs).
+ *
+ * <p>Entries are made by the engine only; the class is not meant to be extended.
  */
-public final class Entry implements AutoCloseable {
+public abstract class Entry implements AutoCloseable {
 
-  private final Frame frame;
-  private final long call;
-  private final String resource;
-  private final EntryType entryType;
-  private final int acquireCount;
-  private final String contextName;
-  private final String origin;
-
-  Entry(Frame frame) {
-    this.frame = frame;
-    this.call = frame.call();
-    this.resource = frame.resource;
-    this.entryType = frame.entryType;
-    this.acquireCount = frame.acquireCount;
-    this.contextName = frame.contextName;
-    this.origin = frame.origin;
+  /** For the engine's call state only. */
+  Entry() {
   }
 
   /**
@@ -57,65 +48,36 @@ public final class Entry implements AutoCloseable {
    * The first error recorded wins; a {@link BlockException} is ignored, since a refusal further
    * down is not a failure of this call. Ignored once the call is closed.
    */
-  public void recordError(Throwable error) {
-    if (frame.isOpen(call)) {
-      frame.recordError(error);
-    }
-  }
+  public abstract void recordError(Throwable error);
 
-  /** Completes the call; see the class comment for nesting and threads. Idempotent. */
+  /** Completes the call; see the class comment for nesting, threads and closing once. */
   @Override
-  public void close() {
-    frame.stack.close(frame, call);
-  }
+  public abstract void close();
 
   /** Returns the guarded resource's name. */
-  public String resource() {
-    return resource;
-  }
+  public abstract String resource();
 
   /** Returns the direction of the call. */
-  public EntryType entryType() {
-    return entryType;
-  }
+  public abstract EntryType entryType();
 
   /** Returns the permits the call took. */
-  public int acquireCount() {
-    return acquireCount;
-  }
+  public abstract int acquireCount();
 
   /** Returns the context the call was made in. */
-  public String contextName() {
-    return contextName;
-  }
+  public abstract String contextName();
 
   /** Returns the caller's origin, empty when unknown. */
-  public String origin() {
-    return origin;
-  }
+  public abstract String origin();
 
   /** Returns the failure recorded with {@link #recordError}, or null; null once closed. */
-  public @Nullable Throwable error() {
-    return frame.isOpen(call) ? frame.error : null;
-  }
+  public abstract @Nullable Throwable error();
 
   /** True until the call is closed. */
-  public boolean isOpen() {
-    return frame.isOpen(call);
-  }
+  public abstract boolean isOpen();
 
   /** Whether this open call is {@code breaker}'s probe; for tests. */
-  boolean isProbe(CircuitBreaker breaker) {
-    return frame.isOpen(call) && frame.isProbe(breaker);
-  }
+  abstract boolean isProbe(CircuitBreaker breaker);
 
   /** The engine reading this call is timed from; for tests. */
-  long startNanos() {
-    return frame.startNanos;
-  }
-
-  @Override
-  public String toString() {
-    return "Entry{" + resource + (isOpen() ? ", open}" : ", closed}");
-  }
+  abstract long startNanos();
 }

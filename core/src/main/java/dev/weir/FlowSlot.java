@@ -1,5 +1,6 @@
 package dev.weir;
 
+import dev.weir.rule.RuleKind;
 import dev.weir.spi.SlotOrder;
 import org.jspecify.annotations.Nullable;
 
@@ -32,7 +33,7 @@ final class FlowSlot extends Slot {
   }
 
   @Override
-  @Nullable BlockException entry(Frame entry) {
+  boolean entry(Frame entry) {
     FlowRuleSet set = entry.rules.flow;
     FlowRuleState[] states = set.states;
     ClusterGroup group = set.clusterGroup;
@@ -40,9 +41,8 @@ final class FlowSlot extends Slot {
       FlowRuleState state = states[i];
       if (group != null && group.members[i]) {
         // The group is decided at its first rule's place, for all its rules at once.
-        BlockException refused = i == group.first ? group.enter(entry) : null;
-        if (refused != null) {
-          return refused;
+        if (i == group.first && !group.enter(entry)) {
+          return false;
         }
         continue;
       }
@@ -56,7 +56,7 @@ final class FlowSlot extends Slot {
       if (result >= 0) {
         entry.hold(limiter, result);
       } else if (shadow == null) {
-        return new FlowException(entry.resource, state.rule, FlowLimiter.retryAfterNanos(result));
+        return entry.refuse(RuleKind.FLOW, state.rule, FlowLimiter.retryAfterNanos(result));
       } else {
         shadow.refused(entry);
       }
@@ -64,6 +64,6 @@ final class FlowSlot extends Slot {
     if (set.waits) {
       entry.startNanos = clock.read(); // a queued call's response time starts when its slot comes
     }
-    return null;
+    return true;
   }
 }

@@ -1,5 +1,7 @@
 package dev.weir;
 
+import dev.weir.rule.Rule;
+import dev.weir.rule.RuleKind;
 import dev.weir.spi.Invocation;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -7,17 +9,17 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The state of one call on its way through the chain, pooled per thread by {@link CallStack}: the
- * i-th nested call of a thread reuses the i-th frame once it is free. Users never see a frame; they
- * hold an {@link Entry}, which names one call of a frame by its {@link #generation}, so a close
- * that arrives after the frame moved on to a later call finds a different generation and does
- * nothing.
+ * i-th nested call of a thread reuses the i-th frame once it is free. It is also the {@link Entry}
+ * the caller holds, so that guarding a call allocates nothing; see {@link Entry} for what that
+ * means for closing it once. A detached frame (an asynchronous call's) is made for one call and
+ * never reused, so closing it is idempotent for good.
  *
  * <p>A frame is opened by its owner thread only. It may be finished by any thread, exactly once
  * per call: {@link #finish(long)} CASes the state from this call's OPEN to its CLOSING, so of two
  * closes of the same call one runs the exit and the other returns false, and a close of an older
  * call expects an older generation and fails without touching the state.
  */
-final class Frame implements Invocation {
+final class Frame extends Entry implements Invocation {
 
   /**
    * The phase of the current call, in the low two bits of {@link #state}; the bits above count the
@@ -76,6 +78,17 @@ final class Frame implements Invocation {
   private long @Nullable [] moreHeldTokens;
   /** How many permits are held: {@link #firstHeld}, then {@code heldCount - 1} in the arrays. */
   int heldCount;
+
+  /*
+   * Why the call was refused, when a slot refused it: recorded here rather than thrown or returned
+   * as an exception, so that a refusal through Weir.tryEntry allocates nothing. The exception is
+   * made from these fields only when someone needs it: Weir.entry, to throw it, or a custom slot's
+   * blocked(). A custom slot that refuses gives its own exception, kept as it is.
+   */
+  private @Nullable RuleKind refusedKind;
+  private @Nullable Rule refusedBy;
+  private long refusedRetryAfterNanos;
+  private @Nullable BlockException refusal;
 
   CircuitBreaker[] breakers = NO_BREAKERS;
   CircuitBreaker @Nullable [] probes;
@@ -204,6 +217,7 @@ final class Frame implements Invocation {
     return true;
   }
 
+  @Override
   boolean isProbe(CircuitBreaker breaker) {
     for (int i = 0; i < probeCount; i++) {
       if (probes[i] == breaker) {
@@ -213,7 +227,8 @@ final class Frame implements Invocation {
     return false;
   }
 
-  boolean isOpen() {
+  @Override
+  public boolean isOpen() {
     return (state & PHASE) == OPEN;
   }
 
@@ -265,6 +280,9 @@ final class Frame implements Invocation {
   void release() {
     args = NO_ARGS;
     error = null;
+    refusedKind = null;
+    refusedBy = null;
+    refusal = null;
     node = null;
     rules = ResourceRules.NONE;
     heldCount = 0; // every permit was released or refunded, which forgot its limiter
@@ -280,11 +298,81 @@ final class Frame implements Invocation {
     STATE.setRelease(this, call() | FREE);
   }
 
-  /** See {@link Entry#recordError}. */
-  void recordError(Throwable error) {
-    if (this.error == null && !(error instanceof BlockException)) {
+  /**
+   * Records that {@code rule}, of {@code kind}, refuses the call, and returns false: what a slot
+   * returns for a refusal ({@code return call.refuse(...)}).
+   */
+  boolean refuse(RuleKind kind, Rule rule, long retryAfterNanos) {
+    this.refusedKind = kind;
+    this.refusedBy = rule;
+    this.refusedRetryAfterNanos = retryAfterNanos;
+    this.refusal = null;
+    return false;
+  }
+
+  /** Records a refusal a custom slot made itself, and returns false. */
+  boolean refuse(BlockException given) {
+    this.refusedKind = given.ruleKind();
+    this.refusedBy = given.rule();
+    this.refusedRetryAfterNanos = given.retryAfterNanos();
+    this.refusal = given;
+    return false;
+  }
+
+  /** Forgets a refusal recorded by a rule in shadow mode, which lets the call go on. */
+  void forgetRefusal() {
+    refusedKind = null;
+    refusedBy = null;
+    refusal = null;
+  }
+
+  /** The kind of rule that refused the call; only after a slot refused it. */
+  RuleKind refusedKind() {
+    RuleKind kind = refusedKind;
+    if (kind == null) {
+      throw new IllegalStateException("the call was not refused");
+    }
+    return kind;
+  }
+
+  @Nullable Rule refusedBy() {
+    return refusedBy;
+  }
+
+  long refusedRetryAfterNanos() {
+    return refusedRetryAfterNanos;
+  }
+
+  /** The exception a custom slot refused the call with, or null (a built-in slot's is made when needed). */
+  @Nullable BlockException givenRefusal() {
+    return refusal;
+  }
+
+  /** The exception of the recorded refusal, made on first use; only after a slot refused the call. */
+  BlockException refusal() {
+    BlockException made = refusal;
+    if (made == null) {
+      made = BlockException.of(refusedKind(), resource, refusedBy, refusedRetryAfterNanos);
+      refusal = made;
+    }
+    return made;
+  }
+
+  @Override
+  public void recordError(Throwable error) {
+    if (isOpen() && this.error == null && !(error instanceof BlockException)) {
       this.error = error;
     }
+  }
+
+  @Override
+  public void close() {
+    stack.close(this, call());
+  }
+
+  @Override
+  long startNanos() {
+    return startNanos;
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.weir;
 
+import dev.weir.rule.RuleKind;
 import dev.weir.spi.SlotOrder;
 import java.lang.reflect.Array;
 import java.util.Collection;
@@ -32,7 +33,7 @@ final class ParamFlowSlot extends Slot {
   }
 
   @Override
-  @Nullable BlockException entry(Frame entry) {
+  boolean entry(Frame entry) {
     boolean waits = false;
     for (ParamFlowRuleState state : entry.rules.paramFlow) {
       Object argument = state.argument(entry.args);
@@ -41,12 +42,12 @@ final class ParamFlowSlot extends Slot {
       }
       waits |= state.waits();
       int mark = entry.heldCount;
-      BlockException refused = checkArgument(entry, state, argument);
-      if (refused != null) {
+      if (!checkArgument(entry, state, argument)) {
         ShadowRefusals shadow = state.shadow;
         if (shadow == null) {
-          return refused;
+          return false;
         }
+        entry.forgetRefusal();
         entry.refundHeldFrom(mark);
         shadow.refused(entry);
       }
@@ -54,48 +55,46 @@ final class ParamFlowSlot extends Slot {
     if (waits) {
       entry.startNanos = clock.read();
     }
-    return null;
+    return true;
   }
 
-  /** Checks every element of {@code argument} (or the argument itself); the refusal of the first refused one. */
-  private static @Nullable BlockException checkArgument(Frame entry, ParamFlowRuleState state,
-      @Nullable Object argument) {
+  /** Checks every element of {@code argument} (or the argument itself); false at the first refused one. */
+  private static boolean checkArgument(Frame entry, ParamFlowRuleState state, @Nullable Object argument) {
     if (!ParamFlowRuleState.isMany(argument)) {
       return check(entry, state, argument);
     }
-    BlockException refused;
     if (argument instanceof Collection<?> elements) {
       for (Object element : elements) {
-        if ((refused = check(entry, state, element)) != null) {
-          return refused;
+        if (!check(entry, state, element)) {
+          return false;
         }
       }
     } else {
       int length = Array.getLength(argument);
       for (int i = 0; i < length; i++) {
-        if ((refused = check(entry, state, Array.get(argument, i))) != null) {
-          return refused;
+        if (!check(entry, state, Array.get(argument, i))) {
+          return false;
         }
       }
     }
-    return null;
+    return true;
   }
 
-  private static @Nullable BlockException check(Frame entry, ParamFlowRuleState state, @Nullable Object value) {
+  private static boolean check(Frame entry, ParamFlowRuleState state, @Nullable Object value) {
     Object key = state.counted(value);
     if (key == null) {
-      return null;
+      return true;
     }
     if (key == ParamFlowRuleState.DENIED) {
-      return new ParamFlowException(entry.resource, state.rule, 0);
+      return entry.refuse(RuleKind.PARAM_FLOW, state.rule, 0);
     }
     FlowLimiter limiter = state.limiterFor(key);
     long result = state.shadow == null ? limiter.tryAcquire(entry.acquireCount, entry.startNanos)
         : limiter.tryAcquireWithoutWaiting(entry.acquireCount, entry.startNanos);
     if (result < 0) {
-      return new ParamFlowException(entry.resource, state.rule, FlowLimiter.retryAfterNanos(result));
+      return entry.refuse(RuleKind.PARAM_FLOW, state.rule, FlowLimiter.retryAfterNanos(result));
     }
     entry.hold(limiter, result);
-    return null;
+    return true;
   }
 }

@@ -30,17 +30,20 @@ abstract class Slot {
   /** Whether the calls of a resource with {@code rules} go through this slot. */
   abstract boolean neededFor(ResourceRules rules);
 
-  /** Decides the call: null to let it go on, or the refusal. */
-  @Nullable BlockException entry(Frame call) {
-    return null;
+  /**
+   * Decides the call: true to let it go on; false after {@link Frame#refuse} recorded why it is
+   * refused (no exception is made here: {@link Weir#tryEntry} refuses without allocating).
+   */
+  boolean entry(Frame call) {
+    return true;
   }
 
   /** Every slot admitted the call. */
   void admitted(Frame call) {
   }
 
-  /** A later slot refused a call this slot let through; undo what was reserved here. */
-  void blocked(Frame call, BlockException refusal) {
+  /** A later slot refused a call this slot let through ({@link Frame#refusedKind} says how); undo what was reserved here. */
+  void blocked(Frame call) {
   }
 
   /** The admitted call completed. */

@@ -72,30 +72,32 @@ final class SlotChain {
     return new SlotChain(needed);
   }
 
-  /** Runs the entry of {@code call}; returns null when admitted, else the refusal. See the class comment. */
-  @Nullable BlockException enter(Frame call) {
+  /**
+   * Runs the entry of {@code call}; returns true when admitted, else false with the refusal recorded
+   * in the frame ({@link Frame#refusedKind}). See the class comment.
+   */
+  boolean enter(Frame call) {
     try {
       for (int k = 0; k < entry.length; k++) {
-        BlockException refusal = entry[k].entry(call);
-        if (refusal != null) {
-          refuse(entryAt[k], call, refusal);
-          return refusal;
+        if (!entry[k].entry(call)) {
+          refuse(entryAt[k], call);
+          return false;
         }
       }
       for (Slot slot : admitted) {
         slot.admitted(call);
       }
-      return null;
+      return true;
     } catch (RuntimeException | Error e) {
       call.abandon();
       throw e;
     }
   }
 
-  private void refuse(int refuser, Frame call, BlockException refusal) {
+  private void refuse(int refuser, Frame call) {
     for (int i = refuser - 1; i >= 0; i--) {
       if ((all[i].phases & Slot.BLOCKED) != 0) {
-        all[i].blocked(call, refusal);
+        all[i].blocked(call);
       }
     }
     call.refundHeld();

@@ -1,5 +1,6 @@
 package dev.weir;
 
+import dev.weir.rule.RuleKind;
 import dev.weir.spi.SlotOrder;
 
 /**
@@ -33,12 +34,13 @@ final class StatisticSlot extends Slot {
   }
 
   @Override
-  void blocked(Frame entry, BlockException block) {
+  void blocked(Frame entry) {
     long now = entry.startNanos;
     int count = entry.acquireCount;
-    entry.node.onBlock(now, count, block.ruleKind());
+    RuleKind kind = entry.refusedKind();
+    entry.node.onBlock(now, count, kind);
     if (entry.entryType == EntryType.IN) {
-      inbound.onBlock(now, count, block.ruleKind());
+      inbound.onBlock(now, count, kind);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.weir;
 
+import dev.weir.rule.RuleKind;
 import dev.weir.rule.SystemRule;
 import dev.weir.spi.SlotOrder;
 import org.jspecify.annotations.Nullable;
@@ -28,9 +29,9 @@ final class SystemSlot extends Slot {
   }
 
   @Override
-  @Nullable BlockException entry(Frame entry) {
+  boolean entry(Frame entry) {
     if (entry.entryType != EntryType.IN) {
-      return null;
+      return true;
     }
     SystemRule rule = system.rule();
     StatisticNode inbound = system.inbound;
@@ -51,7 +52,7 @@ final class SystemSlot extends Slot {
     if (rule.maxCpuUsage() != null && system.cpuUsage() > rule.maxCpuUsage()) {
       return refuse(entry, rule);
     }
-    return null;
+    return true;
   }
 
   /**
@@ -68,12 +69,13 @@ final class SystemSlot extends Slot {
     return inside > maxSuccessPerSecond * minRtSeconds;
   }
 
-  private @Nullable SystemBlockException refuse(Frame entry, SystemRule rule) {
+  /** Refuses the call, or, for a rule in shadow mode, counts what it would refuse and lets it go on. */
+  private boolean refuse(Frame entry, SystemRule rule) {
     ShadowRefusals shadow = rule.shadow() ? system.shadow() : null;
     if (shadow == null) {
-      return new SystemBlockException(entry.resource, rule, 0);
+      return entry.refuse(RuleKind.SYSTEM, rule, 0);
     }
     shadow.refused(entry);
-    return null;
+    return true;
   }
 }

@@ -142,6 +142,31 @@ public final class Weir implements AutoCloseable {
   }
 
   /**
+   * Guards a call as {@link #entry(String, EntryType, int, Object...)} does, with the same
+   * decision, but answers a refusal with null instead of an exception: nothing is thrown and
+   * nothing is allocated for it. For callers that answer a refusal themselves (filters, reactive
+   * operators) and need neither the refusing rule nor a retry-after; use {@code entry} when you do.
+   * A refusal is counted in the statistics as any other.
+   *
+   * @param resource the resource name
+   * @param type the direction; system rules apply to {@link EntryType#IN} only
+   * @param permits permits to take, at least 1
+   * @param args the call's arguments, for hot-parameter rules; may be null
+   * @return the entry to close when the call completes, or null when a rule refused the call
+   */
+  public @Nullable Entry tryEntry(String resource, EntryType type, int permits, Object @Nullable ... args) {
+    return stacks.current().tryEntry(resource, type, permits, args, nodes);
+  }
+
+  /**
+   * As {@link #tryEntry(String, EntryType, int, Object...)} for a call without arguments; an
+   * overload of its own so that the call allocates no empty argument array.
+   */
+  public @Nullable Entry tryEntry(String resource, EntryType type, int permits) {
+    return stacks.current().tryEntry(resource, type, permits, null, nodes);
+  }
+
+  /**
    * Reads what the rate rules of {@code resource} have left for a call with {@code args} in the
    * current thread's context and origin, taking nothing: one {@link Quota} for each {@code qps} flow
    * rule that applies to the caller and each {@code qps} hot-parameter rule with a single key for

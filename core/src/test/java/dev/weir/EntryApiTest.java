@@ -137,4 +137,35 @@ class EntryApiTest {
       throw new AssertionError(e);
     }
   }
+
+  @Test
+  void tryEntryDecidesAsEntryDoesAndAnswersARefusalWithNull() {
+    Weir limited = Weir.builder().ticker(ticker).rules(RuleSet.of(FlowRule.qps("r", 2))).build();
+    Entry first = limited.tryEntry("r", EntryType.IN, 1);
+    Entry second = limited.tryEntry("r", EntryType.OUT, 1, "argument");
+    assertThat(first).isNotNull();
+    assertThat(second).isNotNull();
+    assertThat(first.entryType()).isEqualTo(EntryType.IN);
+    assertThat(limited.tryEntry("r", EntryType.OUT, 1)).as("the window's two permits are taken").isNull();
+    assertThatThrownBy(() -> limited.entry("r")).as("entry decides the same").isInstanceOf(FlowException.class);
+    second.close();
+    first.close();
+    ResourceStatistics statistics = limited.statistics("r");
+    assertThat(statistics.totalPassed()).isEqualTo(2);
+    assertThat(statistics.totalBlocked()).as("a refusal through tryEntry is counted as any other").isEqualTo(2);
+    assertThat(statistics.totalBlocked(dev.weir.rule.RuleKind.FLOW)).isEqualTo(2);
+    assertThat(statistics.activeCalls()).isZero();
+  }
+
+  @Test
+  void aRefusalThroughTryEntryLeavesNothingForALaterEntry() {
+    Weir limited = Weir.builder().ticker(ticker).rules(RuleSet.of(FlowRule.qps("closed", 0))).build();
+    assertThat(limited.tryEntry("closed", EntryType.OUT, 1)).isNull();
+    try (Entry open = limited.entry("open")) {
+      assertThat(open.resource()).isEqualTo("open");
+    }
+    BlockException refused = Calls.tryOnce(limited, "closed");
+    assertThat(refused).isInstanceOf(FlowException.class);
+    assertThat(refused.resource()).isEqualTo("closed");
+  }
 }
