@@ -27,6 +27,8 @@ final class RuleBook {
   final NodeRegistry nodes;
   private final Limiters limiters;
   final KeyExpressions keys;
+  /** The most resources that may have rules: the engine's {@code maxResources}. */
+  final int maxResources;
   /** The rules of a resource without rules: its chain records statistics (and runs custom and system slots). */
   private volatile ResourceRules unruled;
 
@@ -34,6 +36,7 @@ final class RuleBook {
       @Nullable ClusterGuard cluster, List<Slot> slots, SystemProtection system, Listeners listeners,
       KeyExpressions keys) {
     this.keys = keys;
+    this.maxResources = maxResources;
     this.slots = List.copyOf(slots);
     this.system = system;
     this.listener = listeners;
@@ -41,6 +44,16 @@ final class RuleBook {
     this.nodes = new NodeRegistry(maxResources, overflow,
         name -> new ResourceNode(name, sampleCount, clock, unruled), this::attach, listeners::created);
     this.limiters = new Limiters(clock, cluster, nodes, maxOrigins, maxKeyBytes, overflow);
+  }
+
+  /** How many resources have rules. */
+  int resourcesWithRules() {
+    return rules.size();
+  }
+
+  /** Whether {@code resource} has rules now. */
+  boolean hasRules(String resource) {
+    return rules.containsKey(resource);
   }
 
   RuleSet rules(String resource) {

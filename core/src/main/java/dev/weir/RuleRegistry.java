@@ -55,7 +55,12 @@ public final class RuleRegistry {
    * @throws InvalidRulesException with every problem ({@code flow[0].count}, ...); nothing changed
    */
   public void load(RuleSet rules) {
-    throwIfInvalid(validate(rules));
+    List<RuleViolation> violations = validate(rules);
+    if (rules.resources().size() > book.maxResources) {
+      violations.add(new RuleViolation("resources", "rules for " + rules.resources().size()
+          + " resources; the engine takes rules for at most " + book.maxResources + " (max-resources)"));
+    }
+    throwIfInvalid(violations);
     book.load(rules);
   }
 
@@ -72,7 +77,10 @@ public final class RuleRegistry {
     addForeign(violations, "param-flow", rules.paramFlow(), resource);
     addForeign(violations, "authority", rules.authority(), resource);
     throwIfInvalid(violations);
-    book.replace(resource, rules);
+    book.update(resource, current -> {
+      throwIfInvalid(overBound(resource, current, rules, 0));
+      return rules;
+    });
   }
 
   /**
@@ -92,6 +100,7 @@ public final class RuleRegistry {
       addForeign(violations, "degrade", after.degrade(), resource);
       addForeign(violations, "param-flow", after.paramFlow(), resource);
       addForeign(violations, "authority", after.authority(), resource);
+      violations.addAll(overBound(resource, current, after, 0));
       throwIfInvalid(violations);
       before[0] = current;
       return after;
@@ -119,6 +128,7 @@ public final class RuleRegistry {
     book.update(current -> {
       List<RuleViolation> violations = new ArrayList<>();
       Map<String, RuleSet> next = new LinkedHashMap<>();
+      int added = 0; // resources getting rules, less those losing all of theirs, so far
       for (String resource : resources) {
         RuleSet before = current.apply(resource);
         RuleSet after = Objects.requireNonNull(change.apply(resource, before), "change returned null");
@@ -130,6 +140,8 @@ public final class RuleRegistry {
         addForeign(found, "degrade", after.degrade(), resource);
         addForeign(found, "param-flow", after.paramFlow(), resource);
         addForeign(found, "authority", after.authority(), resource);
+        found.addAll(overBound(resource, before, after, added));
+        added += (after.isEmpty() ? 0 : 1) - (before.isEmpty() ? 0 : 1);
         found.forEach(violation -> violations.add(violation.under(resource + " ")));
         next.put(resource, after);
         changes.put(resource, new Change(before, after));
@@ -226,6 +238,21 @@ public final class RuleRegistry {
       }
     }
     return violations;
+  }
+
+  /**
+   * A resource without rules that would get some while {@code maxResources} resources have rules
+   * already ({@code added} more counted by the same change): refused, so that rules written at
+   * runtime cannot make the engine track resources, and their meters, without bound. Called under
+   * the rule book's lock.
+   */
+  private List<RuleViolation> overBound(String resource, RuleSet before, RuleSet after, int added) {
+    if (!before.isEmpty() || after.isEmpty() || book.resourcesWithRules() + added < book.maxResources) {
+      return List.of();
+    }
+    return List.of(new RuleViolation("resource", "'" + resource + "' would be resource number "
+        + (book.resourcesWithRules() + added + 1) + " with rules; the engine takes rules for at most "
+        + book.maxResources + " (max-resources)"));
   }
 
   private static void addForeign(List<RuleViolation> out, String kind, List<? extends ResourceRule> rules, String resource) {

@@ -26,6 +26,9 @@ public final class AuthorityRuleValidator {
     Set<String> seen = new HashSet<>();
     for (int i = 0; i < rule.limitApp().size(); i++) {
       String origin = rule.limitApp().get(i);
+      if (origin != null && !Checks.name("limit-app[" + i + "]", origin, out)) {
+        continue;
+      }
       if (origin == null || origin.isBlank()) {
         out.add(new RuleViolation("limit-app[" + i + "]", "must be an origin name"));
       } else if (!seen.add(origin)) {

@@ -39,7 +39,31 @@ final class Checks {
   static void resource(String resource, List<RuleViolation> out) {
     if (resource.isBlank()) {
       out.add(new RuleViolation("resource", "is required"));
+    } else {
+      name("resource", resource, out);
     }
+  }
+
+  /**
+   * A name (a resource, a context, an origin) as rules may give it: at most
+   * {@link RuleBounds#MAX_NAME_LENGTH} characters and no control character. Names reach logs,
+   * meter tags, the endpoint's answers and the cluster store's keys; a rule written through the
+   * endpoint or a file must not be able to forge a log line or grow them without bound.
+   */
+  static boolean name(String field, String value, List<RuleViolation> out) {
+    if (value.length() > RuleBounds.MAX_NAME_LENGTH) {
+      out.add(new RuleViolation(field, "is " + value.length() + " characters long; at most "
+          + RuleBounds.MAX_NAME_LENGTH + " are allowed"));
+      return false;
+    }
+    for (int i = 0; i < value.length(); i++) {
+      if (Character.isISOControl(value.charAt(i))) {
+        out.add(new RuleViolation(field, "contains a control character (code " + (int) value.charAt(i)
+            + ") at position " + i + "; names are printable text"));
+        return false;
+      }
+    }
+    return true;
   }
 
   /** A non-negative finite number up to {@code max}. */

@@ -57,6 +57,8 @@ public final class FlowRuleValidator {
     validateStrategy(rule, out);
     if (rule.limitApp().isBlank()) {
       out.add(new RuleViolation("limit-app", "must be 'default', 'other' or an origin name"));
+    } else {
+      Checks.name("limit-app", rule.limitApp(), out);
     }
     if (rule.clusterMode() && rule.grade() == FlowGrade.THREADS) {
       out.add(new RuleViolation("cluster-mode", "applies to grade qps only; a concurrency limit cannot be shared"));
@@ -141,6 +143,9 @@ public final class FlowRuleValidator {
   private static void validateStrategy(FlowRule rule, List<RuleViolation> out) {
     String ref = rule.refResource();
     boolean hasRef = ref != null && !ref.isBlank();
+    if (hasRef && !Checks.name("ref-resource", ref, out)) {
+      return;
+    }
     switch (rule.strategy()) {
       case DIRECT -> {
         if (hasRef) {

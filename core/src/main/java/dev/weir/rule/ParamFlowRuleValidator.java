@@ -78,6 +78,9 @@ public final class ParamFlowRuleValidator {
         out.add(new RuleViolation(at + ".value", "is required"));
         continue;
       }
+      if (!Checks.name(at + ".value", item.value(), out)) {
+        continue;
+      }
       if (!values.add(item.value())) {
         out.add(new RuleViolation(at + ".value", "'" + item.value() + "' is listed twice"));
       }

@@ -26,11 +26,16 @@ import java.time.Duration;
  *   <li>{@link #MAX_AVG_RT}, 1 hour: the system rule compares it with the mean response time of the
  *       last second.
  * </ul>
+ * Names a rule gives (its resource, a referenced resource or context, an origin, an exception
+ * value) are at most {@link #MAX_NAME_LENGTH} characters, without control characters.
  */
 final class RuleBounds {
 
   /** Longest {@code max-queueing-time} of flow and hot-parameter rules. */
   static final Duration MAX_QUEUEING_TIME = Duration.ofHours(1);
+
+  /** The longest name a rule may give (a resource, a referenced resource or context, an origin, an exception value). */
+  static final int MAX_NAME_LENGTH = 512;
 
   /** Longest {@code warm-up-period} of flow rules. */
   static final Duration MAX_WARM_UP_PERIOD = Duration.ofDays(1);
