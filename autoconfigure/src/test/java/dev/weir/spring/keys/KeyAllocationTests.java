@@ -7,6 +7,7 @@ import dev.weir.KeyExpressions.ParamKey;
 import dev.weir.spring.web.Route;
 import example.keys.Order;
 import java.lang.management.ManagementFactory;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -20,12 +21,20 @@ import org.junit.jupiter.params.provider.CsvSource;
  * per call: the inline cache), and {@code #request.getHeader('X-Api-Key')} (an interface call on
  * the view). Measured with the thread's allocated bytes ({@code com.sun.management.ThreadMXBean}),
  * deterministic where a profiler samples: the bytes of {@value #CALLS} evaluations, less those of
- * an empty loop of the same length (the measurement's own constant), must be none.
+ * an empty loop of the same length (the measurement's own constant), must be none (in one of
+ * {@value #WINDOWS} windows, see there).
  */
 class KeyAllocationTests {
 
   static final int CALLS = 100_000;
   static final int WARM_UP = 300_000;
+  /**
+   * Windows measured at most: the first with no more bytes than the empty loop passes. A key that
+   * allocated per call would show at least 16 bytes per call in every window; what a single window
+   * may show besides (88 and 120 bytes were seen once, in the whole module's run) is a one-off of
+   * the JVM in that window (the JIT replacing code, a class loaded), not the key's.
+   */
+  static final int WINDOWS = 5;
 
   private final KeyLanguage keys = new KeyLanguage(Map.of(
       "place", new KeyArguments(List.of("order", "apiKey"), List.of(Order.class, String.class)),
@@ -50,14 +59,22 @@ class KeyAllocationTests {
 
     int mismatches = run(key, args, expected, WARM_UP);
     long emptyLoop = allocated(threads, thread, null, args, expected);
-    long before = threads.getThreadAllocatedBytes(thread);
-    mismatches += run(key, args, expected, CALLS);
-    long evaluated = threads.getThreadAllocatedBytes(thread) - before;
+    long[] windows = new long[WINDOWS];
+    int measured = 0;
+    long fewest = Long.MAX_VALUE;
+    while (measured < WINDOWS && fewest > emptyLoop) {
+      long before = threads.getThreadAllocatedBytes(thread);
+      mismatches += run(key, args, expected, CALLS);
+      windows[measured] = threads.getThreadAllocatedBytes(thread) - before;
+      fewest = Math.min(fewest, windows[measured++]);
+    }
+    String shown = Arrays.toString(Arrays.copyOf(windows, measured));
+    System.out.printf("%s: bytes in windows of %d evaluations %s; an empty loop: %d%n", expression, CALLS, shown,
+        emptyLoop);
 
-    System.out.printf("%s: %d bytes in %d evaluations; an empty loop: %d%n", expression, evaluated, CALLS, emptyLoop);
     assertThat(mismatches).isZero();
-    assertThat(evaluated).as("bytes allocated by %d evaluations of %s (an empty loop: %d)", CALLS, expression,
-        emptyLoop).isLessThanOrEqualTo(emptyLoop);
+    assertThat(fewest).as("bytes allocated by %d evaluations of %s (windows %s, an empty loop: %d)", CALLS,
+        expression, shown, emptyLoop).isLessThanOrEqualTo(emptyLoop);
   }
 
   /** The control: a key that makes a new String per call is seen allocating, so the test above can fail. */
