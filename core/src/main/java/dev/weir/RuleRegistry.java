@@ -177,8 +177,12 @@ public final class RuleRegistry {
       if (key != null) {
         try {
           book.keys.compile(rule.resource(), key);
-        } catch (IllegalArgumentException invalid) {
-          violations.add(new RuleViolation("param-flow[" + i + "].key", String.valueOf(invalid.getMessage())));
+        } catch (Throwable invalid) { // whatever a compiler throws is a violation, but a VM in trouble
+          if (invalid instanceof VirtualMachineError error && !(invalid instanceof StackOverflowError)) {
+            throw error;
+          }
+          violations.add(new RuleViolation("param-flow[" + i + "].key", invalid instanceof IllegalArgumentException
+              ? String.valueOf(invalid.getMessage()) : "could not be checked: " + invalid));
         }
       }
       if (rule.clusterMode() && !clustered) {

@@ -6,7 +6,8 @@ import dev.weir.EntryType;
 import dev.weir.Weir;
 import dev.weir.rule.ParamFlowRule;
 import dev.weir.rule.RuleSet;
-import dev.weir.spring.keys.SpelKeyExpressions;
+import dev.weir.spring.keys.KeyArguments;
+import dev.weir.spring.keys.KeyLanguage;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
 import java.time.Duration;
@@ -30,8 +31,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * One per-key decision for an existing key, 1000 keys in turn, none ever refused:
  * <ul>
- *   <li>{@code spelKey_weir}: a param-flow rule keyed by the SpEL expression {@code #apiKey} (compiled
- *       by {@link SpelKeyExpressions}, as the starter does), {@code entry} + {@code close};
+ *   <li>{@code expressionKey_weir}: a param-flow rule keyed by the key expression {@code #apiKey}
+ *       (compiled by {@link KeyLanguage}, as the starter does), {@code entry} + {@code close};
  *   <li>{@code argumentKey_weir}: the same rule keyed by {@code param-index: 0};
  *   <li>{@code perKey_bucket4j}: what bucket4j-spring-boot-starter does with a cache: the key's
  *       {@link Bucket} looked up in a {@link ConcurrentHashMap}, then {@code tryConsume(1)}.
@@ -65,17 +66,16 @@ public class KeyedDecisionBenchmark {
     }
   }
 
-  /** Weir's engines: one with the SpEL key, one keyed by argument index. */
+  /** Weir's engines: one with the key expression, one keyed by argument index. */
   @State(Scope.Benchmark)
   public static class WeirState {
-    Weir spel;
+    Weir byExpression;
     Weir byIndex;
 
     @Setup(Level.Trial)
     public void setUp() {
-      SpelKeyExpressions keys = new SpelKeyExpressions(resource -> List.of("apiKey"),
-          KeyedDecisionBenchmark.class.getClassLoader());
-      spel = Weir.builder().keyExpressions(keys).rules(RuleSet.empty().withParamFlow(List.of(
+      KeyLanguage keys = new KeyLanguage(resource -> KeyArguments.named(List.of("apiKey")));
+      byExpression = Weir.builder().keyExpressions(keys).rules(RuleSet.empty().withParamFlow(List.of(
           ParamFlowRule.builder("r").key("#apiKey").count(RATE).build()))).build();
       byIndex = Weir.builder().rules(RuleSet.empty().withParamFlow(List.of(
           ParamFlowRule.builder("r").paramIndex(0).count(RATE).build()))).build();
@@ -83,7 +83,7 @@ public class KeyedDecisionBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() {
-      spel.close();
+      byExpression.close();
       byIndex.close();
     }
   }
@@ -112,8 +112,8 @@ public class KeyedDecisionBenchmark {
   }
 
   @Benchmark
-  public boolean spelKey_weir(WeirState weir, Keys keys, Cursor cursor) {
-    return decide(weir.spel, keys.args[cursor.advance()]);
+  public boolean expressionKey_weir(WeirState weir, Keys keys, Cursor cursor) {
+    return decide(weir.byExpression, keys.args[cursor.advance()]);
   }
 
   @Benchmark

@@ -1,10 +1,12 @@
 package dev.weir.spring.autoconfigure;
 
 import dev.weir.spring.aop.RateLimitedAdvisor;
+import dev.weir.spring.keys.KeyArguments;
 import dev.weir.spring.properties.RouteProperties;
 import dev.weir.spring.properties.WeirProperties;
 import dev.weir.spring.web.Route;
 import java.lang.reflect.Method;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
@@ -16,13 +18,14 @@ import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
 
 /**
- * The names key expressions give the arguments of a resource's calls: a route's are
- * {@link Route#ARGUMENT_NAMES}; an annotated method's are its parameter names (compiled with
- * {@code -parameters}, as Spring Boot's build plugins do). Several methods of one resource must
- * name their arguments alike, and a resource cannot be both a route and a method, else the key
- * expressions of its rules would mean different things on different calls.
+ * The names key expressions give the arguments of a resource's calls, with their declared types: a
+ * route's are {@link Route#ARGUMENT_NAMES} ({@link Route#ARGUMENT_TYPES}); an annotated method's are
+ * its parameter names (compiled with {@code -parameters}, as Spring Boot's build plugins do) and
+ * types. Several methods of one resource must name their arguments alike (a position whose types
+ * differ between them is typed {@code Object}), and a resource cannot be both a route and a method,
+ * else the key expressions of its rules would mean different things on different calls.
  */
-final class ArgumentNames implements Function<String, @Nullable List<String>> {
+final class ArgumentNames implements Function<String, @Nullable KeyArguments> {
 
   private final Set<String> routes = new HashSet<>();
   private final ObjectProvider<RateLimitedAdvisor> advisor;
@@ -38,7 +41,7 @@ final class ArgumentNames implements Function<String, @Nullable List<String>> {
   }
 
   @Override
-  public @Nullable List<String> apply(String resource) {
+  public @Nullable KeyArguments apply(String resource) {
     RateLimitedAdvisor rateLimited = advisor.getIfUnique();
     List<Method> methods = rateLimited == null ? List.of() : rateLimited.methods(resource);
     if (routes.contains(resource)) {
@@ -46,22 +49,31 @@ final class ArgumentNames implements Function<String, @Nullable List<String>> {
         throw new IllegalArgumentException("'" + resource + "' is both a route (weir.web.routes) and the resource of "
             + methods.get(0) + ": give them different names, their calls have different arguments");
       }
-      return Route.ARGUMENT_NAMES;
+      return new KeyArguments(Route.ARGUMENT_NAMES, Route.ARGUMENT_TYPES);
     }
     List<String> names = null;
+    List<Class<?>> types = null;
     Method first = null;
     for (Method method : methods) {
       String[] found = discoverer.getParameterNames(method);
       List<String> these = found != null ? Arrays.asList(found) : positions(method.getParameterCount());
       if (names == null) {
         names = these;
+        types = new ArrayList<>(Arrays.asList(method.getParameterTypes()));
         first = method;
       } else if (!names.equals(these)) {
         throw new IllegalArgumentException("'" + resource + "' is the resource of " + first + " and " + method
             + ", whose arguments are named " + names + " and " + these + ": a key expression cannot mean both");
+      } else {
+        Class<?>[] theirs = method.getParameterTypes();
+        for (int i = 0; i < theirs.length; i++) {
+          if (types.get(i) != theirs[i]) {
+            types.set(i, Object.class); // declared differently: decided per call
+          }
+        }
       }
     }
-    return names;
+    return names == null ? null : new KeyArguments(names, types);
   }
 
   /** Names that match no reference: a method compiled without parameter names is read by position only. */

@@ -10,7 +10,7 @@ import dev.weir.spring.aop.RateLimitedAdvisor;
 import dev.weir.spring.properties.RuleChangeLog;
 import dev.weir.spring.properties.WeirProperties;
 import dev.weir.spring.properties.WeirPropertiesValidator;
-import dev.weir.spring.keys.SpelKeyExpressions;
+import dev.weir.spring.keys.KeyLanguage;
 import dev.weir.spring.rules.RuleSources;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
@@ -24,7 +24,6 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
-import org.springframework.core.io.ResourceLoader;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
@@ -61,7 +60,7 @@ public final class WeirAutoConfiguration {
   @ConditionalOnMissingBean
   Weir weir(WeirProperties properties, ObjectProvider<Ticker> ticker, ObjectProvider<Sleeper> sleeper,
       ObjectProvider<WeirBuilderCustomizer> customizers, ObjectProvider<ClusterClient> clusterClient,
-      RuleSources ruleSources, SpelKeyExpressions keyExpressions) {
+      RuleSources ruleSources, KeyLanguage keyExpressions) {
     ClusterClient client = properties.getCluster().isEnabled() ? clusterClient.getIfAvailable() : null;
     Weir weir = WeirEngines.build(properties, client, keyExpressions, ticker, sleeper, customizers);
     List<RuleViolation> violations = WeirPropertiesValidator.validate(properties, weir.rules(), client != null);
@@ -81,9 +80,8 @@ public final class WeirAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
-  SpelKeyExpressions weirKeyExpressions(WeirProperties properties, ObjectProvider<RateLimitedAdvisor> advisor,
-      ResourceLoader resources) {
-    return new SpelKeyExpressions(new ArgumentNames(properties, advisor), resources.getClassLoader());
+  KeyLanguage weirKeyExpressions(WeirProperties properties, ObjectProvider<RateLimitedAdvisor> advisor) {
+    return new KeyLanguage(new ArgumentNames(properties, advisor));
   }
 
   @Bean
@@ -102,7 +100,7 @@ public final class WeirAutoConfiguration {
   @Bean
   WeirStartupCheck weirStartupCheck(ConfigurableListableBeanFactory beanFactory, WeirProperties properties,
       ObjectProvider<Weir> weir,
-      ObjectProvider<RateLimitedAdvisor> advisor, ObjectProvider<SpelKeyExpressions> keyExpressions) {
+      ObjectProvider<RateLimitedAdvisor> advisor, ObjectProvider<KeyLanguage> keyExpressions) {
     return new WeirStartupCheck(beanFactory, properties, weir, advisor, keyExpressions);
   }
 }

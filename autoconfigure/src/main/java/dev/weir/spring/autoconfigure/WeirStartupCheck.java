@@ -7,7 +7,7 @@ import dev.weir.rule.ResourceRule;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.RuleViolation;
 import dev.weir.spring.aop.RateLimitedAdvisor;
-import dev.weir.spring.keys.SpelKeyExpressions;
+import dev.weir.spring.keys.KeyLanguage;
 import dev.weir.spring.properties.RuleLists;
 import dev.weir.spring.properties.Spelling;
 import dev.weir.spring.properties.WeirProperties;
@@ -41,11 +41,11 @@ final class WeirStartupCheck implements SmartInitializingSingleton, ApplicationL
   private final WeirProperties properties;
   private final ObjectProvider<Weir> weir;
   private final ObjectProvider<RateLimitedAdvisor> advisor;
-  private final ObjectProvider<SpelKeyExpressions> keyExpressions;
+  private final ObjectProvider<KeyLanguage> keyExpressions;
   private boolean rulesLoaded;
 
   WeirStartupCheck(ConfigurableListableBeanFactory beanFactory, WeirProperties properties, ObjectProvider<Weir> weir,
-      ObjectProvider<RateLimitedAdvisor> advisor, ObjectProvider<SpelKeyExpressions> keyExpressions) {
+      ObjectProvider<RateLimitedAdvisor> advisor, ObjectProvider<KeyLanguage> keyExpressions) {
     this.beanFactory = beanFactory;
     this.properties = properties;
     this.weir = weir;
@@ -59,7 +59,7 @@ final class WeirStartupCheck implements SmartInitializingSingleton, ApplicationL
     if (rateLimited != null) {
       inspectBeans(rateLimited);
     }
-    SpelKeyExpressions keys = keyExpressions.getIfUnique();
+    KeyLanguage keys = keyExpressions.getIfUnique();
     if (keys != null) {
       keys.seal(); // every @RateLimited method is known now
       checkKeys(keys);
@@ -103,7 +103,7 @@ final class WeirStartupCheck implements SmartInitializingSingleton, ApplicationL
    * known: a name no call of the resource has stops the start (until now such an expression may
    * have waited for its resource's methods).
    */
-  private void checkKeys(SpelKeyExpressions keys) {
+  private void checkKeys(KeyLanguage keys) {
     List<ParamFlowRule> rules = RuleLists.of(properties).toRuleSet().paramFlow();
     List<RuleViolation> violations = new ArrayList<>();
     for (int i = 0; i < rules.size(); i++) {
@@ -111,8 +111,12 @@ final class WeirStartupCheck implements SmartInitializingSingleton, ApplicationL
       if (rule.key() != null) {
         try {
           keys.compile(rule.resource(), rule.key());
-        } catch (IllegalArgumentException invalid) {
-          violations.add(new RuleViolation("weir.param-flow[" + i + "].key", String.valueOf(invalid.getMessage())));
+        } catch (Throwable invalid) { // whatever checking throws is a violation, but a VM in trouble
+          if (invalid instanceof VirtualMachineError error && !(invalid instanceof StackOverflowError)) {
+            throw error;
+          }
+          violations.add(new RuleViolation("weir.param-flow[" + i + "].key", invalid instanceof IllegalArgumentException
+              ? String.valueOf(invalid.getMessage()) : "could not be checked: " + invalid));
         }
       }
     }

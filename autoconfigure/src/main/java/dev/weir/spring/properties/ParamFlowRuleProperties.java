@@ -30,8 +30,9 @@ public final class ParamFlowRuleProperties {
   private @Nullable Integer paramIndex;
 
   /**
-   * Instead of param-index, a SpEL expression naming the key: for a @RateLimited method over its
-   * arguments (#name, #p0, #a0, #args), for a route over the request (#request, #principal).
+   * Instead of param-index, a key expression naming the key: for a @RateLimited method over its
+   * arguments (#name, #p0, #a0, #args), for a route over a read-only view of the request
+   * (#request.getHeader('X-Api-Key')) and the principal's name (#principal).
    */
   private @Nullable String key;
 

@@ -22,8 +22,14 @@ import org.springframework.web.util.pattern.PathPattern;
 public record Route(String resource, PathPattern pattern, Set<String> methods, Map<String, String> headers,
     int permits) {
 
-  /** The names a route's key expressions give its arguments: the request, then the principal. */
+  /**
+   * The names a route's key expressions give its arguments: a {@link RequestView} of the request,
+   * then the principal's name.
+   */
   public static final List<String> ARGUMENT_NAMES = List.of("request", "principal");
+
+  /** The types of a route's arguments, in the order of {@link #ARGUMENT_NAMES}. */
+  public static final List<Class<?>> ARGUMENT_TYPES = List.of(RequestView.class, String.class);
 
   /** Copies the collections. */
   public Route {

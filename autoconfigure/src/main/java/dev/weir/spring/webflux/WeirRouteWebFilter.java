@@ -7,7 +7,9 @@ import dev.weir.Quota;
 import dev.weir.Weir;
 import dev.weir.spring.reactive.ReactiveContext;
 import dev.weir.spring.web.RateLimitHeaders;
+import dev.weir.spring.web.RequestView;
 import dev.weir.spring.web.Route;
+import java.security.Principal;
 import java.util.List;
 import org.springframework.core.Ordered;
 import org.springframework.http.server.reactive.ServerHttpRequest;
@@ -19,12 +21,13 @@ import reactor.core.publisher.Mono;
 /**
  * Guards the requests that a route of {@code weir.web.routes} matches (the first that does) as the
  * route's resource, before any handler runs: an inbound ({@link EntryType#IN}) asynchronous call
- * taking the route's permits, in the request's {@link ReactiveContext} (its origin), with the
- * request ({@link ServerHttpRequest}) and its principal as the call's arguments ({@code #request}
- * and {@code #principal} in key expressions). A refusal is an error signal, answered by
- * {@link BlockWebExceptionHandler} as any refusal; an admitted request goes on, with the
- * {@code RateLimit-Policy} and {@code RateLimit} headers when they are on. The call lasts until the
- * rest of the chain completes, fails (a failed call) or is cancelled. Requests no route matches
+ * taking the route's permits, in the request's {@link ReactiveContext} (its origin), with a
+ * {@link RequestView} of the request and the principal's name (null when unauthenticated, read from
+ * {@link ServerWebExchange#getPrincipal()} without blocking) as the call's arguments:
+ * {@code #request} and {@code #principal} in key expressions, never the live request. A refusal
+ * is an error signal, answered by {@link BlockWebExceptionHandler} as any refusal; an admitted
+ * request goes on, with the {@code RateLimit-Policy} and {@code RateLimit} headers when they are
+ * on. The call lasts until the rest of the chain completes, fails (a failed call) or is cancelled. Requests no route matches
  * pass untouched and create no resource.
  */
 public final class WeirRouteWebFilter implements WebFilter, Ordered {
@@ -65,9 +68,10 @@ public final class WeirRouteWebFilter implements WebFilter, Ordered {
     if (route == null) {
       return chain.filter(exchange);
     }
-    return exchange.getPrincipal().cast(Object.class).defaultIfEmpty(NO_PRINCIPAL)
+    // getPrincipal() is the exchange's own Mono (Spring Security's context, when present): no blocking.
+    return exchange.getPrincipal().mapNotNull(Principal::getName).cast(Object.class).defaultIfEmpty(NO_PRINCIPAL)
         .flatMap(principal -> Mono.deferContextual(reactor -> {
-          Object[] args = {request, principal == NO_PRINCIPAL ? null : principal};
+          Object[] args = {new ServerRequestView(request), principal == NO_PRINCIPAL ? null : principal};
           ReactiveContext context = reactor.getOrDefault(ReactiveContext.class, null);
           Entry entry;
           try {

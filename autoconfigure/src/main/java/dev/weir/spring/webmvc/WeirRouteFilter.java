@@ -6,6 +6,7 @@ import dev.weir.EntryType;
 import dev.weir.Quota;
 import dev.weir.Weir;
 import dev.weir.spring.web.RateLimitHeaders;
+import dev.weir.spring.web.RequestView;
 import dev.weir.spring.web.Route;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
@@ -14,6 +15,7 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.security.Principal;
 import java.util.List;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -25,8 +27,9 @@ import org.springframework.web.servlet.DispatcherServlet;
 /**
  * Guards the requests that a route of {@code weir.web.routes} matches (the first that does) as the
  * route's resource, before any controller runs: an inbound ({@link EntryType#IN}) call taking the
- * route's permits, with the request and its principal as the call's arguments (for key
- * expressions, {@code #request} and {@code #principal}). A refused request is answered by the
+ * route's permits, with a {@link RequestView} of the request and the principal's name (null when
+ * unauthenticated) as the call's arguments: {@code #request} and {@code #principal} in key
+ * expressions, never the live request. A refused request is answered by the
  * {@link BlockResponseFactory}, as a refusal escaping a controller would be; an admitted one goes
  * on, with the {@code RateLimit-Policy} and {@code RateLimit} headers when they are on.
  *
@@ -75,7 +78,8 @@ public final class WeirRouteFilter extends OncePerRequestFilter {
       chain.doFilter(request, response);
       return;
     }
-    Object[] args = {request, request.getUserPrincipal()};
+    Principal principal = request.getUserPrincipal();
+    Object[] args = {new ServletRequestView(request), principal == null ? null : principal.getName()};
     Entry entry;
     try {
       entry = weir.asyncEntry(route.resource(), EntryType.IN, route.permits(), args);

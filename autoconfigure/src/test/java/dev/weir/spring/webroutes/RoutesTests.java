@@ -19,7 +19,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 
 /**
- * Routes of {@code weir.web.routes} over real HTTP: per-key limits keyed by a SpEL expression over
+ * Routes of {@code weir.web.routes} over real HTTP: per-key limits keyed by a key expression over
  * the request, the RateLimit headers checked against the rule across a window, method and header
  * conditions, permits, composition with an annotated method's own key, and paths no route matches.
  */
