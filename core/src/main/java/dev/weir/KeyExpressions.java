@@ -29,6 +29,20 @@ public interface KeyExpressions {
    */
   ParamKey compile(String resource, String expression);
 
+  /**
+   * Checks that the calls of {@code resource} can be counted by their argument at {@code index}
+   * (a hot-parameter rule's {@code param-index}; negative counts from the end). The engine calls it
+   * when such a rule is validated. By default every index is accepted.
+   *
+   * @param resource the resource whose calls the rule counts
+   * @param index the rule's {@code param-index}
+   * @throws IllegalArgumentException with the reason, when that argument cannot be a key: an
+   *     object that stands for the call itself (a request), which would give every call a bucket of
+   *     its own and keep it in the per-key table
+   */
+  default void checkArgumentIndex(String resource, int index) {
+  }
+
   /** A compiled key expression: thread-safe, and called on every call of its resource. */
   @FunctionalInterface
   interface ParamKey {

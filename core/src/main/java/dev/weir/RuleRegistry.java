@@ -174,6 +174,13 @@ public final class RuleRegistry {
     for (int i = 0; i < paramFlow.size(); i++) {
       ParamFlowRule rule = paramFlow.get(i);
       String key = rule.key();
+      if (key == null) {
+        try {
+          book.keys.checkArgumentIndex(rule.resource(), rule.paramIndex());
+        } catch (IllegalArgumentException invalid) {
+          violations.add(new RuleViolation("param-flow[" + i + "].param-index", String.valueOf(invalid.getMessage())));
+        }
+      }
       if (key != null) {
         try {
           book.keys.compile(rule.resource(), key);

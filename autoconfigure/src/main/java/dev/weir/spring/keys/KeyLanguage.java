@@ -128,6 +128,35 @@ public final class KeyLanguage implements KeyExpressions {
     return new Compiled(KeyBinder.bind(resource, expression, syntax, known), expression);
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Refused: a route's request view (or any argument declared as one), and an argument declared
+   * as a framework's type outside {@code java.*} (an {@code HttpServletRequest}, a
+   * {@code ServerWebExchange}): such an object stands for one call, so counting by it gives every
+   * call a bucket of its own and keeps the live object in the per-key table. Count by a key
+   * expression over it instead. Arguments of a resource not known yet are not checked.
+   */
+  @Override
+  public void checkArgumentIndex(String resource, int index) {
+    KeyArguments known = arguments.apply(resource);
+    if (known == null) {
+      return;
+    }
+    int at = index < 0 ? known.types().size() + index : index;
+    if (at < 0 || at >= known.types().size()) {
+      return; // a call without that argument is not limited; said in the rule's Javadoc
+    }
+    Class<?> type = known.types().get(at);
+    boolean view = RequestView.class.isAssignableFrom(type);
+    if (view || (Accessors.isPlatform(type) && !type.isPrimitive() && !type.getName().startsWith("java."))) {
+      throw new IllegalArgumentException("the argument at position " + at + " of '" + resource + "' is "
+          + (view ? "the request (#" + known.names().get(at) + ")" : "a " + type.getName())
+          + ", which stands for one call: counting by it would give every call a bucket of its own; count by a key"
+          + " instead, e.g. key: \"#request.getHeader('X-Api-Key')\" or \"#principal\"");
+    }
+  }
+
   /** A compiled key: its tree, evaluated on the argument array; a failure is a null key. */
   private static final class Compiled implements ParamKey {
     private final Node root;

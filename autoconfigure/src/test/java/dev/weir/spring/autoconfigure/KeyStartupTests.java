@@ -84,6 +84,29 @@ class KeyStartupTests {
         });
   }
 
+  /**
+   * Counting by an argument that stands for the call (a route's request view, a method's
+   * {@code HttpServletRequest}) would give every call a bucket of its own and keep the live request
+   * in the per-key table: refused, naming the path, for {@code param-index} as for keys.
+   */
+  @Test
+  void countingByTheRequestItselfStopsTheStart() {
+    runner.withUserConfiguration(ServletOperations.class).withPropertyValues(
+        "weir.web.routes[0].resource=api", "weir.web.routes[0].path=/api/**",
+        "weir.param-flow[0].resource=api", "weir.param-flow[0].count=1", "weir.param-flow[0].param-index=0",
+        "weir.param-flow[1].resource=servletOp", "weir.param-flow[1].count=1",
+        "weir.param-flow[2].resource=servletOp", "weir.param-flow[2].count=1", "weir.param-flow[2].param-index=1",
+        "weir.param-flow[3].resource=api", "weir.param-flow[3].count=1", "weir.param-flow[3].param-index=1")
+        .run(context -> {
+          Map<String, String> violations = violations(context);
+          assertThat(violations.get("weir.param-flow[0].param-index")).contains("is the request (#request)")
+              .contains("#request.getHeader('X-Api-Key')");
+          assertThat(violations.get("weir.param-flow[1].param-index"))
+              .contains("is a jakarta.servlet.http.HttpServletRequest, which stands for one call");
+          assertThat(violations).as("a method's String argument, a route's principal name: countable").hasSize(2);
+        });
+  }
+
   @Test
   void aValidKeyStarts() {
     runner.withUserConfiguration(ServletOperations.class).withPropertyValues("weir.param-flow[0].resource=servletOp",
