@@ -66,7 +66,22 @@ public final class Entry implements AutoCloseable {
   /** Completes the call; see the class comment for nesting and threads. Idempotent. */
   @Override
   public void close() {
-    frame.stack.close(frame, call);
+    frame.stack.close(frame, call, false);
+  }
+
+  /**
+   * Completes the call as cancelled: its caller gave up before the call's outcome was known (a
+   * cancelled future or subscription, a timeout of the caller's, a client that went away). It
+   * releases what the call holds and is counted in the statistics as {@link #close()} does, but a
+   * circuit breaker learns only what a cancel proves: that the call ran at least until now. A
+   * slow-ratio breaker counts it as a slow call when it ran past the slow-call threshold; otherwise
+   * no breaker counts it, neither as a success nor as a failure, and a breaker whose probe it was
+   * is open again with its open period over, so that the next call probes. A cancel after
+   * {@link #recordError} is a failed call, as a close. Idempotent with {@link #close()}: of the two,
+   * only the first decides.
+   */
+  public void cancel() {
+    frame.stack.close(frame, call, true);
   }
 
   /** Returns the guarded resource's name. */
