@@ -38,7 +38,7 @@ final class Limiters {
 
   /**
    * A limiter counting the calls of {@code rule} that {@code scope} names ({@code all},
-   * {@code origin=<name>}, {@code other=<origin>}, {@code other=*}: see {@link ClusterLimit}), in
+   * {@code origin=<name>}, {@code other=<encoded origin>}, {@code other=*}: see {@link ClusterLimit}), in
    * the cluster store when the rule is in cluster mode and the engine has a cluster client.
    */
   FlowLimiter forFlow(FlowRule rule, String scope) {

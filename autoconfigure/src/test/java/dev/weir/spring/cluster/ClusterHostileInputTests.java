@@ -129,6 +129,41 @@ class ClusterHostileInputTests extends WithSharedRedisServer {
   }
 
   /**
+   * Origins come from a request header ({@code weir.web.origin-header}) and name the window of each
+   * origin under {@code limit-app: other}: {@code other=<origin>}. The origins beyond the bound
+   * share one window, {@code other=*}, which a caller whose origin was {@code *} reached.
+   */
+  @Test
+  void aCallersOriginCannotNameTheOverflowWindowOfTheOtherOrigins() {
+    ConfigurableApplicationContext context = instance(Map.of(
+        "weir.flow[0].resource", "hostile.origins",
+        "weir.flow[0].count", "1",
+        "weir.flow[0].interval", "10s",
+        "weir.flow[0].limit-app", "other",
+        "weir.flow[0].cluster-mode", "true"));
+    Weir weir = context.getBean(Weir.class);
+    assertThat(calledAs(weir, "*")).isTrue();
+    assertThat(calledAs(weir, "a}:flow:other=*:10000ms")).isTrue(); // the second origin with a window of its own
+    assertThat(calledAs(weir, "b")).as("the first origin beyond the bound: the overflow window, unused").isTrue();
+    assertThat(calledAs(weir, "c")).as("the overflow window holds 1").isFalse();
+    assertThat(calledAs(weir, "*")).isFalse();
+    assertThat(fallbacks(context)).isZero();
+    assertThat(redisKeys()).containsExactlyInAnyOrder(prefix + ":{hostile.origins}:flow:other=%2A:10000ms",
+        prefix + ":{hostile.origins}:flow:other=a%7D%3Aflow%3Aother%3D%2A%3A10000ms:10000ms",
+        prefix + ":{hostile.origins}:flow:other=*:10000ms");
+  }
+
+  private static boolean calledAs(Weir weir, String origin) {
+    return weir.callInContext("hostile", origin, () -> {
+      try (Entry entry = weir.entry("hostile.origins")) {
+        return true;
+      } catch (FlowException refused) {
+        return false;
+      }
+    });
+  }
+
+  /**
    * A call of 5000 permits on an exact cluster rule of 10000: its members were added with one
    * {@code ZADD} of 10000 arguments, beyond what Lua can unpack ("too many results to unpack"), so
    * the script failed, the call fell back, and such calls in a row opened the store's breaker.
