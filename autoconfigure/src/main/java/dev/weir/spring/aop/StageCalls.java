@@ -17,10 +17,10 @@ import org.jspecify.annotations.Nullable;
  * called and closed when the method's stage completes, or {@linkplain Entry#cancel() cancelled}
  * when the caller completes the future returned here first (cancels it, times it out, or completes
  * it with a value of its own), which also cancels the method's own future, when it is one. The
- * caller always gets a new {@code CompletableFuture}, completed after the entry is closed: with the method's
- * value, or with what the handlers make of a refusal or an exceptional completion (a plain value,
- * or a stage whose outcome it takes), or exceptionally with the refusal or failure the handlers
- * pass on. A failure the method throws before it returns a stage leaves the method as it came,
+ * caller always gets a new {@code CompletableFuture}, completed after the entry is closed: with the
+ * method's value, or with what the handlers make of a refusal or an exceptional completion (a plain
+ * value, or a stage whose outcome it takes), or exceptionally with the refusal or failure the
+ * handlers pass on. A failure the method throws before it returns a stage leaves the method as it came,
  * after the same routing as for a synchronous call.
  */
 final class StageCalls {

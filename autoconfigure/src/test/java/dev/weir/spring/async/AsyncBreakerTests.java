@@ -81,11 +81,13 @@ class AsyncBreakerTests {
     ticker.advance(OPEN);
   }
 
+  /** Trips {@code breaker.mono} with two failures, or {@code breaker.slow.mono} with two slow calls; then waits. */
   private void tripMonoAndWait(String resource) {
     for (int i = 0; i < 2; i++) {
-      Mono<String> failing = resource.equals("breaker.mono") ? service.mono(() -> Mono.error(new IllegalStateException("down")))
+      Mono<String> failing = resource.equals("breaker.mono")
+          ? service.mono(() -> Mono.error(new IllegalStateException("down")))
           : service.slowMono(() -> Mono.fromCallable(() -> {
-            ticker.advance(Duration.ofMillis(150));
+            ticker.advance(Duration.ofMillis(150)); // the value comes 150 ms after the subscription
             return "slow";
           }));
       failing.onErrorReturn("failed").block(Duration.ofSeconds(5));
