@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One thread's open calls in one engine, and the context it runs in. Owned by that thread; other
- * threads only ever close a call through {@link Frame#finish(long)}, which is safe against the owner.
+ * threads only ever close a call through {@link Frame#finish(long, boolean)}, which is safe against the
+ * owner.
  *
  * <p>Frames are pooled here: {@code frames[i]} is reused for the i-th nested call once it is free.
  * A frame closed by another thread stays on the stack until it reaches the top, and is then popped
@@ -265,10 +266,13 @@ final class CallStack {
     refusal = null;
   }
 
-  /** Closes {@code call} of {@code entry}; a no-op when that call is closed already. */
-  void close(Frame entry, long call) {
+  /**
+   * Closes {@code call} of {@code entry}, as {@linkplain Entry#cancel() cancelled} when
+   * {@code cancelled}; a no-op when that call is closed already.
+   */
+  void close(Frame entry, long call, boolean cancelled) {
     if (entry.depth == Frame.DETACHED || Thread.currentThread() != owner) {
-      entry.finish(call);
+      entry.finish(call, cancelled);
       return;
     }
     if (!entry.isOpen(call)) {
@@ -276,14 +280,14 @@ final class CallStack {
     }
     int at = entry.depth;
     if (at == depth - 1) {
-      entry.finish(call);
+      entry.finish(call, cancelled);
       depth = at;
       popFreed();
       leaveIfIdle();
       return;
     }
     if (at >= depth || frames[at] != entry) {
-      entry.finish(call); // not on this stack any more; still complete it
+      entry.finish(call, cancelled); // not on this stack any more; still complete it
       return;
     }
     String openedLater = null;
@@ -292,7 +296,7 @@ final class CallStack {
         openedLater = frames[i].resource;
       }
     }
-    entry.finish(call);
+    entry.finish(call, cancelled);
     depth = at;
     popFreed();
     leaveIfIdle();

@@ -25,8 +25,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>HALF_OPEN to CLOSED ({@link #probeSucceeded}) or to OPEN ({@link #probeFailed}, also the
  *       way back for a probe refused by a later rule): the probe's outcome, by CAS from the phase
  *       naming that probe. {@link #probeHandedBack}: the probe's outcome will never be known and
- *       says nothing about the resource (its caller was interrupted before the answer), so the
- *       circuit is open again with its period already over and the next call probes.
+ *       says nothing about the resource (its caller was interrupted before the answer, or cancelled
+ *       the call), so the circuit is open again with its period already over and the next call
+ *       probes.
  *   <li>Probe timeout: a probe that has not completed within the probe timeout (a lost entry, a
  *       killed thread) counts as failed, and the first call after the timeout is the next probe.
  *       Listeners hear it as HALF_OPEN to OPEN and OPEN to HALF_OPEN, made in one step (one CAS)
@@ -115,6 +116,12 @@ final class Circuit<W> {
    */
   static final long HORIZON_STEP_NANOS = 100_000L;
 
+  /**
+   * The reason of the OPEN to HALF_OPEN transition of the call that probes after a
+   * {@linkplain #probeHandedBack hand-back}.
+   */
+  static final String PROBING_AFTER_HAND_BACK = "probe handed back; probing again";
+
   /** No reading: before every reading (the first closed period's {@code since}, no probe yet). */
   static final long NONE = Long.MIN_VALUE;
 
@@ -170,7 +177,8 @@ final class Circuit<W> {
          * under the same stamp, and the older probe's outcome would then decide for it.
          */
         if (reading > current.probe && phase.compareAndSet(current, probing(reading, now))) {
-          listener.onTransition(CircuitState.OPEN, CircuitState.HALF_OPEN, "open duration passed; probing");
+          listener.onTransition(CircuitState.OPEN, CircuitState.HALF_OPEN,
+              current.at == NONE ? PROBING_AFTER_HAND_BACK : "open duration passed; probing");
           return PROBE;
         }
         return FlowLimiter.refused(0);

@@ -27,7 +27,8 @@ import org.jspecify.annotations.Nullable;
  *       only extra cost is one volatile read.
  *   <li>HALF_OPEN to CLOSED or OPEN: the probe's completion (a slow probe reopens a slow-ratio
  *       breaker, a failed probe an error breaker). A probe refused by a later rule or breaker never
- *       completes; {@link #probeRefused} reopens the breaker for a whole {@code open-duration}.
+ *       completes; {@link #probeRefused} reopens the breaker for a whole {@code open-duration}. A
+ *       probe cancelled by its caller has no outcome: {@link #onCancelled} hands it back.
  *   <li>Probe timeout ({@link #probeTimeout}): {@code open-duration}, and for slow-ratio
  *       {@code max(open-duration, slow-call-threshold)}: a lost probe then keeps callers out for one
  *       more open period, as a failed one does; a slow-ratio probe is never given up while it could
@@ -54,6 +55,9 @@ final class CircuitBreaker {
   static final long PASS = Circuit.PASS;
   /** Verdict of {@link #tryPass}: admitted as this breaker's probe. */
   static final long PROBE = Circuit.PROBE;
+
+  /** The reason of the transition that hands a cancelled probe back. */
+  static final String PROBE_CANCELLED = "probe cancelled by its caller before its outcome; the next call probes";
 
   private static final int BUCKETS = 10;
   private static final long NONE = Circuit.NONE;
@@ -131,6 +135,27 @@ final class CircuitBreaker {
    */
   void probeRefused(long stamp, long reading) {
     circuit.probeFailed(stamp, reading, "probe refused by another rule");
+  }
+
+  /**
+   * Records a call that started at {@code start} and was {@linkplain Entry#cancel() cancelled} by its
+   * caller at {@code end}, before its outcome was known. All a cancel proves is that the call ran
+   * {@code end - start} at least. For slow-ratio, a call that ran past the slow-call threshold was
+   * slow whatever came after: it counts as a slow call, and as a probe it reopens the breaker. Any
+   * other cancelled call counts in no window (a success it was not shown to be would dilute the
+   * ratio, a failure it was not shown to be would trip on callers' impatience), and a probe is
+   * handed back: the circuit is open again with its period over, so the next call probes. At most
+   * one probe is still in flight: the hand-back is a CAS from the phase naming this probe, and the
+   * next probe is admitted by the usual CAS from the open phase it leaves.
+   */
+  void onCancelled(long start, long end, boolean probe) {
+    if (rule.strategy() == DegradeStrategy.SLOW_RATIO && Math.max(0L, end - start) > slowNanos) {
+      onComplete(start, end, false, probe);
+      return;
+    }
+    if (probe) {
+      circuit.probeHandedBack(start, PROBE_CANCELLED);
+    }
   }
 
   /**

@@ -14,6 +14,9 @@ import org.jspecify.annotations.Nullable;
  * a probe that timed out and completes later is then told apart from the breaker's newer probe.
  * Nothing after this slot changes {@code startNanos}.
  *
+ * <p>A call {@linkplain Entry#cancel() cancelled} by its caller, with no error recorded, has no
+ * outcome: it goes to {@link CircuitBreaker#onCancelled}, which counts only what the cancel proves.
+ *
  * <p>A breaker in shadow mode decides as any other (it opens, probes and closes on the calls it
  * judges), but where it would refuse (open, or half-open with its probe in flight) the call goes
  * on, counted as a shadow refusal, and the call's completion is not reported to that breaker: a
@@ -65,9 +68,14 @@ final class DegradeSlot extends Slot {
   @Override
   void exit(Frame entry) {
     boolean failed = entry.error != null;
+    boolean unknown = entry.cancelled && !failed; // a cancel after a recorded error is a failure
     for (CircuitBreaker breaker : entry.breakers) {
       if (entry.passedOpenCount == 0 || entry.completesFor(breaker)) {
-        breaker.onComplete(entry.startNanos, entry.endNanos, failed, entry.isProbe(breaker));
+        if (unknown) {
+          breaker.onCancelled(entry.startNanos, entry.endNanos, entry.isProbe(breaker));
+        } else {
+          breaker.onComplete(entry.startNanos, entry.endNanos, failed, entry.isProbe(breaker));
+        }
       }
     }
   }

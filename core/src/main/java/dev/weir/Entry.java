@@ -54,6 +54,19 @@ public abstract class Entry implements AutoCloseable {
   @Override
   public abstract void close();
 
+  /**
+   * Completes the call as cancelled: its caller gave up before the call's outcome was known (a
+   * cancelled future or subscription, a timeout of the caller's, a client that went away). It
+   * releases what the call holds and is counted in the statistics as {@link #close()} does, but a
+   * circuit breaker learns only what a cancel proves: that the call ran at least until now. A
+   * slow-ratio breaker counts it as a slow call when it ran past the slow-call threshold; otherwise
+   * no breaker counts it, neither as a success nor as a failure, and a breaker whose probe it was
+   * is open again with its open period over, so that the next call probes. A cancel after
+   * {@link #recordError} is a failed call, as a close. Of a close and a cancel of the same call,
+   * only the first decides (see the class comment for closing once).
+   */
+  public abstract void cancel();
+
   /** Returns the guarded resource's name. */
   public abstract String resource();
 

@@ -132,7 +132,9 @@ final class FlowRuleState {
       }
       return spill;
     }
-    return map.computeIfAbsent(origin, o -> limiters.forFlow(rule, "other=" + o));
+    // The origin is a caller's (a request header): encoded, so that no origin names another
+    // window in the cluster store, the overflow's "other=*" included (ClusterKeys never writes '*').
+    return map.computeIfAbsent(origin, o -> limiters.forFlow(rule, "other=" + ClusterKeys.text(o)));
   }
 
   /** Whether {@code rule} keeps a limiter per origin ({@code limit-app: other}, but for {@code related}). */

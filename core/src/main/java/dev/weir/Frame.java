@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * never reused, so closing it is idempotent for good.
  *
  * <p>A frame is opened by its owner thread only. It may be finished by any thread, exactly once
- * per call: {@link #finish(long)} CASes the state from this call's OPEN to its CLOSING, so of two
+ * per call: {@link #finish(long, boolean)} CASes the state from this call's OPEN to its CLOSING, so of two
  * closes of the same call one runs the exit and the other returns false, and a close of an older
  * call expects an older generation and fails without touching the state.
  */
@@ -65,6 +65,11 @@ final class Frame extends Entry implements Invocation {
   /** The rules this call is checked against, read once when it started. */
   ResourceRules rules = ResourceRules.NONE;
   @Nullable Throwable error;
+  /**
+   * The call was {@linkplain Entry#cancel() cancelled}: its outcome is unknown. Written only by the
+   * thread whose CAS finishes the call, before the exit, so the exit reads the cancel that won.
+   */
+  boolean cancelled;
 
   /*
    * The permits a call holds, in the order taken: the first in fields of the frame (most calls meet
@@ -239,13 +244,15 @@ final class Frame extends Entry implements Invocation {
   /**
    * Runs the exit of {@code call} exactly once, whichever thread closes it; returns false when that
    * call was already closed, or when the frame has moved on to a later call (the CAS expects the
-   * call's own generation, so a late close can never finish a later call).
+   * call's own generation, so a late close can never finish a later call). {@code cancelled}: the
+   * call ends by {@link Entry#cancel()}, which the winner of the CAS alone records.
    */
-  boolean finish(long call) {
+  boolean finish(long call, boolean cancelled) {
     if (!STATE.compareAndSet(this, call | OPEN, call | CLOSING)) {
       return false;
     }
     try {
+      this.cancelled = cancelled;
       endNanos = stack.clock.read();
       rules.chain.exit(this); // none for an unchecked call
     } finally {
@@ -256,7 +263,7 @@ final class Frame extends Entry implements Invocation {
 
   /** Finishes the current call if it is open; for the owner closing frames above a closed one. */
   boolean finish() {
-    return finish(call());
+    return finish(call(), false);
   }
 
   /**
@@ -283,6 +290,7 @@ final class Frame extends Entry implements Invocation {
     refusedKind = null;
     refusedBy = null;
     refusal = null;
+    cancelled = false;
     node = null;
     rules = ResourceRules.NONE;
     heldCount = 0; // every permit was released or refunded, which forgot its limiter
@@ -367,7 +375,12 @@ final class Frame extends Entry implements Invocation {
 
   @Override
   public void close() {
-    stack.close(this, call());
+    stack.close(this, call(), false);
+  }
+
+  @Override
+  public void cancel() {
+    stack.close(this, call(), true);
   }
 
   @Override

@@ -38,7 +38,7 @@ final class Limiters {
 
   /**
    * A limiter counting the calls of {@code rule} that {@code scope} names ({@code all},
-   * {@code origin=<name>}, {@code other=<origin>}, {@code other=*}: see {@link ClusterLimit}), in
+   * {@code origin=<name>}, {@code other=<encoded origin>}, {@code other=*}: see {@link ClusterLimit}), in
    * the cluster store when the rule is in cluster mode and the engine has a cluster client.
    */
   FlowLimiter forFlow(FlowRule rule, String scope) {
@@ -74,8 +74,8 @@ final class Limiters {
   /**
    * A limiter of one key of {@code rule}, at {@code count} (the rule's, or the key's exception), in
    * the cluster store when the rule is in cluster mode, the engine has a cluster client and it
-   * counts keys ({@link dev.weir.cluster.ClusterClient#keyCounter}); the fallback is then a local
-   * limiter of the same count.
+   * counts keys ({@link dev.weir.cluster.ClusterClient#keyCounter}), under the key's encoded text
+   * ({@link ClusterKeys}); the fallback is then a local limiter of the same count.
    */
   FlowLimiter forParamValue(ParamFlowRule rule, Object key, double count) {
     FlowLimiter local = forParamValue(rule, count);
@@ -83,10 +83,8 @@ final class Limiters {
         || rule.controlBehavior() != ControlBehavior.REJECT) {
       return local;
     }
-    String ruleId = (rule.key() != null ? "key=" + rule.key() : "param=" + rule.paramIndex()) + ","
-        + rule.duration().toMillis() + "ms";
-    ClusterKeyLimit limit = new ClusterKeyLimit(rule.resource(), ruleId, String.valueOf(key), count, rule.duration(),
-        rule.burst());
+    ClusterKeyLimit limit = new ClusterKeyLimit(rule.resource(), ClusterKeys.ruleName(rule), ClusterKeys.text(key), count,
+        rule.duration(), rule.burst());
     ClusterCounter counter = cluster.client.keyCounter(limit);
     if (counter == null) {
       return local;

@@ -7,8 +7,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 /**
- * The listeners of one engine: of circuit-breaker transitions (each also logged at INFO) and of
- * new resources. A listener that throws is logged and does not stop the others or the call.
+ * The listeners of one engine: of circuit-breaker transitions (each also logged, at INFO but for a
+ * cancelled probe's hand-back and the probe after it, at DEBUG: a caller may cancel as often as it
+ * calls, and a line per call would flood the log) and of new resources. A listener that throws is
+ * logged and does not stop the others or the call.
  */
 final class Listeners implements CircuitBreakerListener {
 
@@ -49,7 +51,9 @@ final class Listeners implements CircuitBreakerListener {
 
   @Override
   public void onStateChange(DegradeRule rule, CircuitState from, CircuitState to, String reason) {
-    LOG.log(Level.INFO, "Circuit breaker of ''{0}'' {1} -> {2}: {3}", rule.resource(), from, to, reason);
+    boolean handBack = reason.equals(CircuitBreaker.PROBE_CANCELLED) || reason.equals(Circuit.PROBING_AFTER_HAND_BACK);
+    LOG.log(handBack ? Level.DEBUG : Level.INFO, "Circuit breaker of ''{0}'' {1} -> {2}: {3}", rule.resource(), from,
+        to, reason);
     for (CircuitBreakerListener listener : breakers) {
       try {
         listener.onStateChange(rule, from, to, reason);

@@ -136,9 +136,9 @@ final class ParamFlowRuleState {
     return byValue.bytes();
   }
 
-  /** The count of {@code key}: its exception's, else the rule's. */
+  /** The count of {@code key}: its exception's, else the rule's; the null keys' always the rule's. */
   double countOf(Object key) {
-    return exceptionCounts.getOrDefault(String.valueOf(key), rule.count());
+    return key == NULL_KEY ? rule.count() : exceptionCounts.getOrDefault(String.valueOf(key), rule.count());
   }
 
   private FlowLimiter newLimiter(Object key) {

@@ -151,7 +151,7 @@ class CircuitTest {
     assertThat(circuit.probeHandedBack(stamp - 1, "not this one")).isFalse();
     assertThat(circuit.probeSucceeded(stamp, stamp + MS, "answered")).isTrue();
     assertThat(heard).containsExactly("CLOSED>OPEN: tripped", "OPEN>HALF_OPEN: open duration passed; probing",
-        "HALF_OPEN>OPEN: unused", "OPEN>HALF_OPEN: open duration passed; probing", "HALF_OPEN>CLOSED: answered");
+        "HALF_OPEN>OPEN: unused", "OPEN>HALF_OPEN: " + Circuit.PROBING_AFTER_HAND_BACK, "HALF_OPEN>CLOSED: answered");
   }
 
   @Test

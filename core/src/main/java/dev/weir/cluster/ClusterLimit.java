@@ -16,8 +16,10 @@ import java.util.Objects;
  *
  * @param resource the guarded resource
  * @param scope which calls of the resource: {@code all}, {@code origin=<name>} for a rule on one
- *     origin, {@code other=<origin>} for each origin under {@code limit-app: other}, each prefixed by
- *     {@code chain=<context>,} for a chain rule
+ *     origin, {@code other=<origin>} for each origin under {@code limit-app: other} (the origin is a
+ *     caller's, so it is encoded as {@link ClusterKeyLimit#key()} is: {@link ClusterKeyLimit#KEY_CHARACTERS}
+ *     only, at most {@link ClusterKeyLimit#MAX_KEY_LENGTH}), {@code other=*} for the origins beyond
+ *     the engine's bound, each prefixed by {@code chain=<context>,} for a chain rule
  * @param count the shared limit per interval
  * @param interval the sliding window, a positive multiple of {@link #BUCKETS} milliseconds
  * @param exact whether every {@code interval}-long span holds at most {@code count} admissions (a

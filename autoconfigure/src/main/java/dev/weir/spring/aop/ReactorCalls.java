@@ -25,7 +25,8 @@ import reactor.util.context.Context;
  * {@linkplain Weir#asyncEntry asynchronous entry} when subscribed (in the {@link ReactiveContext}
  * of the subscriber's Reactor context, else in the subscribing thread's), and the
  * {@link GuardedSubscriber} closes it exactly once, on the first of complete, error and cancel
- * (for a {@code Mono}, on its value), before passing the signal on. A refusal is an error signal.
+ * (for a {@code Mono}, on its value), before passing the signal on; a cancel before any value is
+ * an {@linkplain Entry#cancel() entry cancelled}, with no outcome. A refusal is an error signal.
  * Errors, refusals included, then go through the handlers when the method has any, by an
  * {@code onErrorResume} after the guard; a handler's publisher is subscribed in place of the
  * failed one, a plain value is emitted, and what the handlers pass on goes on as the error.
@@ -150,8 +151,11 @@ final class ReactorCalls {
 
   /**
    * Passes every signal through unchanged, and closes the subscription's entry exactly once
-   * ({@link Entry#close()} is idempotent, whichever thread signals): before passing on a complete
-   * or an error (recorded first when traced), a {@code Mono}'s value, or a cancel.
+   * ({@link Entry#close()} and {@link Entry#cancel()} are idempotent together, whichever thread
+   * signals): before passing on a complete or an error (recorded first when traced), a
+   * {@code Mono}'s value, or a cancel. A cancel after a {@code Flux}'s first value closes the entry
+   * (the resource answered: {@code take(n)} ends a stream this way); a cancel before any value (a
+   * disposed subscription, a {@code timeout} downstream) cancels it: nothing is known of the call.
    */
   static final class GuardedSubscriber<T> implements CoreSubscriber<T>, Subscription {
     private final CoreSubscriber<? super T> actual;
@@ -159,6 +163,8 @@ final class ReactorCalls {
     private final GuardedMethod guarded;
     private final boolean closeOnValue;
     private @Nullable Subscription upstream;
+    /** A value was passed on; read by a cancel, which may come from another thread. */
+    private volatile boolean answered;
 
     GuardedSubscriber(CoreSubscriber<? super T> actual, Entry entry, GuardedMethod guarded, boolean closeOnValue) {
       this.actual = actual;
@@ -184,6 +190,8 @@ final class ReactorCalls {
     public void onNext(T value) {
       if (closeOnValue) {
         entry.close();
+      } else if (!answered) {
+        answered = true;
       }
       actual.onNext(value);
     }
@@ -218,8 +226,12 @@ final class ReactorCalls {
         if (subscription != null) {
           subscription.cancel();
         }
-      } finally {
-        entry.close(); // after the upstream stopped, and even if its cancel threw
+      } finally { // after the upstream stopped, and even if its cancel threw
+        if (answered) {
+          entry.close();
+        } else {
+          entry.cancel();
+        }
       }
     }
   }

@@ -14,12 +14,13 @@ import org.jspecify.annotations.Nullable;
  * Guards a call of a method returning a {@code CompletionStage} until the stage completes.
  *
  * <p>The entry is an {@linkplain Weir#asyncEntry asynchronous} one, taken when the method is
- * called and closed when the method's stage completes, or when the caller cancels the future
- * returned here (which also cancels the method's own future, when it is one). The caller always
- * gets a new {@code CompletableFuture}, completed after the entry is closed: with the method's
- * value, or with what the handlers make of a refusal or an exceptional completion (a plain value,
- * or a stage whose outcome it takes), or exceptionally with the refusal or failure the handlers
- * pass on. A failure the method throws before it returns a stage leaves the method as it came,
+ * called and closed when the method's stage completes, or {@linkplain Entry#cancel() cancelled}
+ * when the caller completes the future returned here first (cancels it, times it out, or completes
+ * it with a value of its own), which also cancels the method's own future, when it is one. The
+ * caller always gets a new {@code CompletableFuture}, completed after the entry is closed: with the
+ * method's value, or with what the handlers make of a refusal or an exceptional completion (a plain
+ * value, or a stage whose outcome it takes), or exceptionally with the refusal or failure the
+ * handlers pass on. A failure the method throws before it returns a stage leaves the method as it came,
  * after the same routing as for a synchronous call.
  */
 final class StageCalls {
@@ -54,8 +55,15 @@ final class StageCalls {
     }
     CompletableFuture<Object> result = new CompletableFuture<>();
     result.whenComplete((value, error) -> {
-      if (result.isCancelled()) {
-        entry.close();
+      /*
+       * Weir completes the result only after closing the entry (see follow and settle), so a result
+       * done while the entry is open was completed by the caller: cancelled, timed out (orTimeout),
+       * or given a value of its own (complete, completeOnTimeout). The caller gave up on the
+       * method's outcome: the call is released as cancelled and the method's future cancelled. If
+       * the stage completes meanwhile, whichever of its close and this cancel comes first decides.
+       */
+      if (entry.isOpen()) {
+        entry.cancel();
         if (stage instanceof CompletableFuture<?> future) {
           future.cancel(false);
         }

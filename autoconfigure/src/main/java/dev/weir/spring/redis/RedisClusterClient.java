@@ -133,7 +133,9 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
    * Returns the Redis key of one key of a param-flow rule:
    * {@code <prefix>:{<resource>|<key>}:pk:<rule>}. The resource and the key make the hash tag, so
    * that the keys of one hot resource spread over a Redis Cluster's masters (each decision touches
-   * one key, so no two need to share a slot).
+   * one key, so no two need to share a slot). The key is the engine's encoding of the caller's
+   * ({@link ClusterKeyLimit#key()}: no brace, bar or colon), so the tag is always the whole of the
+   * resource and the key, and the key cannot be read as another resource's, rule's or key's.
    */
   public String key(ClusterKeyLimit limit) {
     return keyPrefix + ":{" + limit.resource() + "|" + limit.key() + "}:pk:" + limit.rule();

@@ -17,6 +17,7 @@ import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 
 /**
  * Guards the requests that a route of {@code weir.web.routes} matches (the first that does) as the
@@ -27,8 +28,9 @@ import reactor.core.publisher.Mono;
  * {@code #request} and {@code #principal} in key expressions, never the live request. A refusal
  * is an error signal, answered by {@link BlockWebExceptionHandler} as any refusal; an admitted
  * request goes on, with the {@code RateLimit-Policy} and {@code RateLimit} headers when they are
- * on. The call lasts until the rest of the chain completes, fails (a failed call) or is cancelled. Requests no route matches
- * pass untouched and create no resource.
+ * on. The call lasts until the rest of the chain completes, fails (a failed call) or is cancelled
+ * (the client went away: an {@linkplain Entry#cancel() entry cancelled}, with no outcome for circuit
+ * breakers). Requests no route matches pass untouched and create no resource.
  */
 public final class WeirRouteWebFilter implements WebFilter, Ordered {
 
@@ -91,7 +93,13 @@ public final class WeirRouteWebFilter implements WebFilter, Ordered {
             if (rateLimitHeaders) {
               RateLimitHeaders.write(quotas(route, args, context), exchange.getResponse().getHeaders()::set);
             }
-            return chain.filter(exchange).doOnError(entry::recordError).doFinally(signal -> entry.close());
+            return chain.filter(exchange).doOnError(entry::recordError).doFinally(signal -> {
+              if (signal == SignalType.CANCEL) {
+                entry.cancel(); // the client went away before the answer: no outcome
+              } else {
+                entry.close();
+              }
+            });
           } catch (RuntimeException | Error failed) {
             entry.recordError(failed);
             entry.close();

@@ -42,12 +42,17 @@ local size = redis.call('ZCARD', KEYS[1])
 if permits <= limit and size + permits <= limit then
   local same = redis.call('ZCOUNT', KEYS[1], int(now), int(now))
   local stamp = int(now)
+  -- At most 1000 members per ZADD: unpack() of more values than Lua's C stack holds (8000) fails,
+  -- and a call may take up to limit (10000) permits.
   local args = {}
   for i = 0, permits - 1 do
     args[#args + 1] = stamp
     args[#args + 1] = stamp .. ':' .. int(same + i)
+    if #args == 2000 or i == permits - 1 then
+      redis.call('ZADD', KEYS[1], unpack(args))
+      args = {}
+    end
   end
-  redis.call('ZADD', KEYS[1], unpack(args))
   redis.call('PEXPIRE', KEYS[1], int(windowMs + math.ceil((now - clock) / 1000)))
   return {1, limit - size - permits, 0, now}
 end

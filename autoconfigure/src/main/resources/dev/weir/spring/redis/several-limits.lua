@@ -85,11 +85,14 @@ local function exact(key, limit, windowMs)
     d.commit = function()
       local same = redis.call('ZCOUNT', key, int(now), int(now))
       local args = {}
-      for i = 0, permits - 1 do
+      for i = 0, permits - 1 do -- at most 1000 members per ZADD, as in exact-window.lua
         args[#args + 1] = int(now)
         args[#args + 1] = int(now) .. ':' .. int(same + i)
+        if #args == 2000 or i == permits - 1 then
+          redis.call('ZADD', key, unpack(args))
+          args = {}
+        end
       end
-      redis.call('ZADD', key, unpack(args))
       redis.call('PEXPIRE', key, int(windowMs + math.ceil((now - clock) / 1000)))
     end
     return d

@@ -32,4 +32,9 @@ class AsyncTestApplication {
   ReactiveService reactiveService() {
     return new ReactiveService();
   }
+
+  @Bean
+  BreakerService breakerService() {
+    return new BreakerService();
+  }
 }

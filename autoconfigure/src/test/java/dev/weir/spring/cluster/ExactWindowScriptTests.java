@@ -121,6 +121,31 @@ class ExactWindowScriptTests extends WithSharedRedisServer {
     assertThat((Long) redis.call("PTTL", key)).isGreaterThan(1000L);
   }
 
+  /**
+   * Up to the limit (10000) of permits in one call, around the 1000-member chunks the script adds
+   * them in: every permit one member, all with the call's Redis time, none twice. (One ZADD of all
+   * of them failed from 4000 permits on: Lua cannot unpack that many values.)
+   */
+  @Test
+  void aCallOfThousandsOfPermitsAddsOneMemberEachInChunks() {
+    int total = 0;
+    String key = key();
+    for (int permits : new int[] {999, 1000, 1001, 2001, 4999}) {
+      List<Long> decision = decide(key, 10_000, 10_000, permits);
+      total += permits;
+      assertThat(decision.subList(0, 3)).as("%d permits", permits).containsExactly(1L, 10_000L - total, 0L);
+      @SuppressWarnings("unchecked")
+      List<Object> members = (List<Object>) redis.call("ZRANGEBYSCORE", key, Long.toString(decision.get(3)),
+          Long.toString(decision.get(3)));
+      assertThat(members).as("members of the call of %d permits", permits).hasSize(permits).doesNotHaveDuplicates();
+    }
+    assertThat(redis.call("ZCARD", key)).isEqualTo(10_000L);
+    assertThat(decide(key, 10_000, 10_000, 1).get(0)).isZero();
+    String full = key();
+    assertThat(decide(full, 10_000, 10_000, 10_000).subList(0, 2)).containsExactly(1L, 0L);
+    assertThat(redis.call("ZCARD", full)).isEqualTo(10_000L);
+  }
+
   private String key() {
     return "script:{r" + KEYS.incrementAndGet() + "}:exact:all:1000ms";
   }

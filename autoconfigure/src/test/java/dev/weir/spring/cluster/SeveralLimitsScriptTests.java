@@ -87,6 +87,20 @@ class SeveralLimitsScriptTests extends WithSharedRedisServer {
     assertThat(redis.call("ZCARD", b)).isEqualTo(4L);
   }
 
+  /** Thousands of permits in one call, added to the exact limit in chunks of 1000 members (see exact-window.lua). */
+  @Test
+  void aCallOfThousandsOfPermitsIsCountedInEveryLimit() {
+    String window = windowKey();
+    String exact = exactKey();
+    List<Object> limits = List.of("w", "100000", "10000", "10", "x", "10000", "10000", "10");
+    List<Long> admitted = decide(5_000, List.of(window, exact), limits);
+    assertThat(admitted.subList(0, 3)).containsExactly(1L, 5_000L, 0L);
+    assertThat(decide(5_000, List.of(window, exact), limits).subList(0, 3)).containsExactly(1L, 0L, 0L);
+    assertThat(hashSum(window)).isEqualTo(10_000);
+    assertThat(redis.call("ZCARD", exact)).isEqualTo(10_000L);
+    assertThat(decide(1, List.of(window, exact), limits).get(4)).as("refused by the exact limit").isEqualTo(1L);
+  }
+
   private static String windowKey() {
     return "several:{r}:flow:all:" + KEYS.incrementAndGet() + ":10000ms";
   }
