@@ -2,6 +2,7 @@ package dev.weir;
 
 import dev.weir.rule.AuthorityRule;
 import dev.weir.rule.FlowRule;
+import dev.weir.rule.ParamFlowRule;
 import dev.weir.rule.ResourceRule;
 import dev.weir.rule.RuleSet;
 import java.util.ArrayList;
@@ -48,9 +49,10 @@ final class ResourceRules {
    *
    * <p>A rule equal to one in force keeps its state (window counts, warm-up progress, queue
    * position, circuit state). So does a rule that differs from one in force only in
-   * {@code shadow}: switching shadow mode on or off is not a change of what the rule counts, and
-   * its new state object shares the live state of the old one. A flow rule that differs from one in
-   * force in its {@code count} (and possibly {@code shadow}) keeps what its limiter can carry over
+   * {@code shadow} and {@code name}: switching shadow mode on or off, or naming the rule, is not a
+   * change of what the rule counts, and its new state object shares the live state of the old one.
+   * A flow rule that differs from one in force in its {@code count} (and possibly {@code shadow}
+   * and {@code name}) keeps what its limiter can carry over
    * ({@link FlowLimiter#withCount}): the calls inside a {@code threads} rule, the current window of
    * a {@code reject} rule. Any other rule starts fresh.
    */
@@ -96,20 +98,32 @@ final class ResourceRules {
     return shadows;
   }
 
-  /** Whether {@code next} is {@code old} with another count, and perhaps switched in or out of shadow mode. */
+  /** Whether {@code next} is {@code old} with another count, and perhaps another shadow mode and name. */
   private static boolean countChanged(FlowRule old, FlowRule next) {
-    return old.toBuilder().count(next.count()).shadow(next.shadow()).build().equals(next);
+    return old.toBuilder().count(next.count()).shadow(next.shadow()).name(next.name()).build().equals(next);
   }
 
-  /** Whether two rules differ at most in {@code shadow}. */
+  /** Whether two rules differ at most in what does not change what they count: {@code shadow} and {@code name}. */
   private static <R extends ResourceRule> boolean twins(R a, R b) {
-    return a.withShadow(false).equals(b.withShadow(false));
+    return counted(a).equals(counted(b));
+  }
+
+  /** {@code rule} without what does not change what it counts: in force, and without a name. */
+  private static ResourceRule counted(ResourceRule rule) {
+    ResourceRule inForce = rule.withShadow(false);
+    if (inForce instanceof FlowRule flow) {
+      return flow.withName(null);
+    }
+    if (inForce instanceof ParamFlowRule param) {
+      return param.withName(null);
+    }
+    return inForce;
   }
 
   /**
    * The states of {@code rules}, in order: the state of an equal rule of {@code old} where there is
    * one; else a {@code twin} of the state of a rule of {@code old} that differs only in
-   * {@code shadow}; else a new state, given the state of a rule of {@code old} that
+   * {@code shadow} and {@code name} ({@link #twins}); else a new state, given the state of a rule of {@code old} that
    * {@code succeeds}, or null. Each old state is handed on at most once.
    */
   private static <R extends ResourceRule, S> S[] carry(S[] old, List<R> rules, Function<S, R> ruleOf,
