@@ -329,24 +329,28 @@ class QuotaTest {
         held[0] = time.read();                                       // the reading it holds
         holding.countDown();
         try {
-          others.await();
+          if (others.await(10, TimeUnit.SECONDS)) {
+            shared.readQuota(held[0], reading);
+          }
         } catch (InterruptedException interrupted) {
           Thread.currentThread().interrupt();
-          return;
         }
-        shared.readQuota(held[0], reading);
       });
+      reader.setDaemon(true); // ends with the test whatever happens: every wait above is bounded
       reader.start();
       assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
       time.advance(Duration.ofMillis(400));                          // others proceed, in later buckets
       AtomicInteger taken = new AtomicInteger();
       List<Thread> takers = new ArrayList<>();
       for (int t = 0; t < 4; t++) {
-        takers.add(new Thread(() -> taken.addAndGet(take(shared, 10, time.read()))));
+        Thread taker = new Thread(() -> taken.addAndGet(take(shared, 10, time.read())));
+        taker.setDaemon(true);
+        takers.add(taker);
       }
       takers.forEach(Thread::start);
       for (Thread taker : takers) {
         taker.join(10_000);
+        assertThat(taker.isAlive()).isFalse();
       }
       assertThat(take(twin, taken.get(), time.read())).isEqualTo(taken.get());
       others.countDown();

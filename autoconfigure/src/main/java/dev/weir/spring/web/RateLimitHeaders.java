@@ -66,7 +66,7 @@ public final class RateLimitHeaders {
       return;
     }
     double count;
-    String ruleName;
+    @Nullable String ruleName;
     if (refusal.rule() instanceof FlowRule flow) {
       count = flow.count();
       ruleName = flow.name();
