@@ -78,8 +78,13 @@ final class ExactLimiter extends FlowLimiter {
   }
 
   /**
-   * The count less the admissions of the last interval before {@code now}, and the time until the
-   * newest of them ages out. A reading older than the newest decision is read at that decision.
+   * The count less the admissions of the last interval before {@code now}, and the time until
+   * enough of them have aged out for one permit more. With {@code inside} admissions in the
+   * interval and {@code remaining = max(0, count - inside)}, {@code remaining + 1} calls of one
+   * permit fit once the oldest {@code max(0, inside - count) + 1} of them are {@code interval} old:
+   * the answer is when the last of those is, the same time {@link #tryAcquire} gives a refused call
+   * of one permit. A reading older than the newest decision is read at that decision (the times
+   * before it cannot be dropped yet), and the time is still measured from {@code now}.
    */
   @Override
   synchronized boolean readQuota(long now, long[] out) {
@@ -92,7 +97,12 @@ final class ExactLimiter extends FlowLimiter {
       inside++;
     }
     out[0] = Math.max(0, count - inside);
-    out[1] = inside == 0 ? 0 : intervalNanos - (at - times[index(size - 1)]);
+    out[1] = 0;
+    if (inside > 0 && count > 0) {
+      int needed = Math.max(0, inside - count) + 1;
+      long blocking = times[index(size - inside + needed - 1)];
+      out[1] = blocking + intervalNanos - now;
+    }
     return true;
   }
 

@@ -66,10 +66,14 @@ abstract class FlowLimiter {
 
   /**
    * Reads, without taking anything, how many permits the limiter would admit at {@code now} and
-   * when it will be back to its full count, into {@code out}: {@code out[0]} the permits left,
-   * {@code out[1]} the nanoseconds until everything it counts now has aged out. Returns false when
-   * the limiter keeps no quota of that kind (pacing, warm-up, concurrency, cluster limiters), and
-   * then leaves {@code out} alone. A reading, not a promise: other calls may take permits at once.
+   * when it will admit more, into {@code out}: {@code out[0]} the permits it would admit to calls
+   * of one permit each, {@code out[1]} the nanoseconds from {@code now} until it will admit at
+   * least one permit more than that, or 0 when it never will ({@code out[0]} is already the most it
+   * admits at once: nothing is counted, or the count is 0). Neither may promise more than
+   * {@link #tryAcquire} would then admit, had nothing else been taken: a reading older than the
+   * limiter's newest state is read at that state, as a late call is decided. Returns false when the
+   * limiter keeps no quota of that kind (pacing, warm-up, concurrency, cluster limiters), and then
+   * leaves {@code out} alone. A reading, not a promise: other calls may take permits at once.
    */
   boolean readQuota(long now, long[] out) {
     return false;

@@ -49,12 +49,12 @@ final class FlowRuleState {
 
   /**
    * The state of {@code rule}, which succeeds this state's rule: the same rule but for its
-   * {@code shadow} flag or its {@code count}. The one place where a rule change carries limiter
+   * {@code shadow} flag, its {@code name} or its {@code count}. The one place where a rule change carries limiter
    * state, and it carries every limiter the same way: the shared one, each origin's, and the
    * overflow limiter of the origins beyond the bound.
    *
    * <p>With the same count the successor has the very same limiters (and the same map of origins,
-   * so an origin a call adds through either state is in both): switching shadow mode is not a
+   * so an origin a call adds through either state is in both): switching shadow mode or the name is not a
    * change of what the rule counts. With another count each limiter is replaced by what it carries
    * over ({@link FlowLimiter#withCount}: the calls inside a {@code threads} rule, the window of a
    * {@code reject} rule), or by a fresh one where it carries nothing; the overflow limiter, when it

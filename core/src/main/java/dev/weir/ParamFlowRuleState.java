@@ -58,7 +58,7 @@ final class ParamFlowRuleState {
     this.byValue = new BoundedLru<>(ParamFlowRule.MAX_TRACKED_VALUES, limiters.maxKeyBytes, TrackedKeys::bytes);
   }
 
-  /** The state of {@code rule}, which differs from {@code twin}'s rule in {@code shadow} only: the same limiters. */
+  /** The state of {@code rule}, which differs from {@code twin}'s rule in {@code shadow} or {@code name} only: the same limiters. */
   ParamFlowRuleState(ParamFlowRule rule, ParamFlowRuleState twin) {
     this.rule = rule;
     this.shadow = ShadowRefusals.of(rule);

@@ -15,7 +15,9 @@ import org.jspecify.annotations.Nullable;
  * that apply to the caller's context and origin, and the hot-parameter rules for the call's keys.
  * Only limiters that keep a quota report one ({@link FlowLimiter#readQuota}): the sliding window,
  * the exact window and the token bucket. Concurrency, pacing ({@code queue}), warm-up, related,
- * and cluster limiters report none.
+ * and cluster limiters report none. A key that has no limiter yet is read as the full bucket its
+ * limiter would start with ({@link TokenBucketLimiter#readFull}), unless its rule is in cluster
+ * mode.
  */
 final class Quotas {
 
@@ -35,8 +37,8 @@ final class Quotas {
       }
       FlowLimiter limiter = state.select(contextName, origin, rules.flow.namedOrigins);
       if (limiter != null && limiter.readQuota(now, reading)) {
-        out.add(new Quota(RuleKind.FLOW, i, (long) Math.floor(rule.count()), rule.interval(), reading[0],
-            Duration.ofNanos(reading[1])));
+        out.add(new Quota(RuleKind.FLOW, i, rule.name(), (long) Math.floor(rule.count()), rule.interval(),
+            reading[0], Duration.ofNanos(reading[1])));
       }
     }
     ParamFlowRuleState[] paramFlow = rules.paramFlow;
@@ -57,11 +59,16 @@ final class Quotas {
       long limit = (long) Math.floor(state.countOf(key));
       FlowLimiter limiter = state.existingLimiter(key);
       if (limiter == null) {
-        if (rule.controlBehavior() == ControlBehavior.REJECT) { // a new key's bucket is full
-          out.add(new Quota(RuleKind.PARAM_FLOW, i, limit, rule.duration(), limit + rule.burst(), Duration.ZERO));
+        // A new key's bucket is full. Not told for cluster mode: the key's count there may be used
+        // up by other instances, and its limiter would report nothing either.
+        if (rule.controlBehavior() == ControlBehavior.REJECT && !rule.clusterMode()) {
+          TokenBucketLimiter.readFull(rule.duration().toNanos(), state.countOf(key), rule.burst(), reading);
+          out.add(new Quota(RuleKind.PARAM_FLOW, i, rule.name(), limit, rule.duration(), reading[0],
+              Duration.ofNanos(reading[1])));
         }
       } else if (limiter.readQuota(now, reading)) {
-        out.add(new Quota(RuleKind.PARAM_FLOW, i, limit, rule.duration(), reading[0], Duration.ofNanos(reading[1])));
+        out.add(new Quota(RuleKind.PARAM_FLOW, i, rule.name(), limit, rule.duration(), reading[0],
+            Duration.ofNanos(reading[1])));
       }
     }
     return out;

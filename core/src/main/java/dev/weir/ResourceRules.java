@@ -2,6 +2,7 @@ package dev.weir;
 
 import dev.weir.rule.AuthorityRule;
 import dev.weir.rule.FlowRule;
+import dev.weir.rule.ParamFlowRule;
 import dev.weir.rule.ResourceRule;
 import dev.weir.rule.RuleSet;
 import java.util.ArrayDeque;
@@ -53,9 +54,10 @@ final class ResourceRules {
    *
    * <p>A rule equal to one in force keeps its state (window counts, warm-up progress, queue
    * position, circuit state). So does a rule that differs from one in force only in
-   * {@code shadow}: switching shadow mode on or off is not a change of what the rule counts, and
-   * its new state object shares the live state of the old one. A flow rule that differs from one in
-   * force in its {@code count} (and possibly {@code shadow}) keeps what its limiter can carry over
+   * {@code shadow} and {@code name}: switching shadow mode on or off, or naming the rule, is not a
+   * change of what the rule counts, and its new state object shares the live state of the old one.
+   * A flow rule that differs from one in force in its {@code count} (and possibly {@code shadow}
+   * and {@code name}) keeps what its limiter can carry over
    * ({@link FlowLimiter#withCount}): the calls inside a {@code threads} rule, the current window of
    * a {@code reject} rule. Any other rule starts fresh.
    */
@@ -104,23 +106,32 @@ final class ResourceRules {
     return shadows;
   }
 
-
-  /** What a flow rule is but for its count and shadow flag: a rule of the same lineage may carry its limiters. */
+  /**
+   * What a flow rule is but for its count and what does not change what it counts (shadow, name):
+   * a rule of the same lineage may carry its limiters over.
+   */
   private static FlowRule lineage(FlowRule rule) {
-    return rule.toBuilder().count(0).shadow(false).build();
+    return ((FlowRule) twinKey(rule)).toBuilder().count(0).build();
   }
 
-  /** What a rule is but for its shadow flag: twins share their state. */
-  private static <R extends ResourceRule> ResourceRule twinKey(R rule) {
-    return rule.withShadow(false);
+  /** {@code rule} without what does not change what it counts: in force, and without a name. Twins share their state. */
+  private static ResourceRule twinKey(ResourceRule rule) {
+    ResourceRule inForce = rule.withShadow(false);
+    if (inForce instanceof FlowRule flow) {
+      return flow.withName(null);
+    }
+    if (inForce instanceof ParamFlowRule param) {
+      return param.withName(null);
+    }
+    return inForce;
   }
 
   /**
    * The states of {@code rules}, in order: the state of an equal rule of {@code old} where there is
    * one; else a {@code twin} of the state of a rule of {@code old} that differs only in
-   * {@code shadow}; else a new state, given the state of a rule of {@code old} of the same
-   * {@code lineage} (null for none), or null. Each old state is handed on at most once, the first
-   * in order that matches; lookups are by hash, so replacing n rules costs O(n).
+   * {@code shadow} and {@code name} ({@link #twinKey}); else a new state, given the state of a rule of
+   * {@code old} of the same {@code lineage} (null for none), or null. Each old state is handed on at
+   * most once, the first in order that matches; lookups are by hash, so replacing n rules costs O(n).
    */
   private static <R extends ResourceRule, S> S[] carry(S[] old, List<R> rules, Function<S, R> ruleOf,
       BiFunction<R, S, S> twin, Function<R, @Nullable Object> lineage, BiFunction<R, @Nullable S, S> create,

@@ -61,21 +61,54 @@ final class TokenBucketLimiter extends FlowLimiter {
   }
 
   /**
-   * The whole tokens in the bucket at {@code now}, {@code (now + horizon - tat) / emission} (up to
-   * {@code count + burst}), and the time until it is full again, {@code tat - now}.
+   * What the bucket holds at {@code now}, and the time until it holds one permit more; see
+   * {@link #read(double, long, long, long[])}. A reading older than the last admission's is read
+   * against the bucket as it is now, which is only emptier for it.
    */
   @Override
   boolean readQuota(long now, long[] out) {
+    read(emissionNanos, horizonNanos, tat.get() - now, out);
+    return true;
+  }
+
+  /**
+   * The reading of a bucket of {@code count + burst} permits refilled at {@code count} per
+   * {@code durationNanos} that no call has taken from yet: what a key not seen yet would have.
+   * Computed as the limiter itself would read it, so that it promises no more than the limiter
+   * would admit.
+   */
+  static void readFull(long durationNanos, double count, int burst, long[] out) {
+    double emission = count == 0 ? Double.POSITIVE_INFINITY : durationNanos / count;
+    double horizon = (count + burst) * emission;
+    read(emission, horizon >= MAX_NANOS ? MAX_NANOS : (long) horizon, 0, out);
+  }
+
+  /**
+   * The quota of a bucket whose {@code tat} is {@code behind} nanoseconds after the reading.
+   *
+   * <p>A call of one permit at a reading {@code r} is admitted when {@code max(tat, r) + cost - r
+   * <= horizon}, with {@code cost} one emission rounded to whole nanoseconds (at least 1), and each
+   * admission moves {@code tat} on by {@code cost}. So at the reading the bucket has
+   * {@code room = horizon - max(0, behind)} nanoseconds, and admits {@code room / cost} such calls
+   * one after another: {@code out[0]}. One more fits once {@code room} has grown to
+   * {@code (out[0] + 1) * cost}, which it does one nanosecond per nanosecond until the bucket is
+   * full ({@code room == horizon}): {@code out[1]} is that difference, the same time
+   * {@link #tryAcquire} gives a refused call of one permit. When {@code (out[0] + 1) * cost} is
+   * beyond {@code horizon} even a full bucket does not hold one more, and {@code out[1]} is 0. A
+   * count of 0 admits nothing, ever: 0 and 0.
+   */
+  private static void read(double emissionNanos, long horizonNanos, long behind, long[] out) {
     if (Double.isInfinite(emissionNanos)) {
       out[0] = 0;
       out[1] = 0;
-      return true;
+      return;
     }
-    long current = tat.get();
-    long behind = Math.max(0, current - now);
-    out[0] = (long) Math.floor(Math.max(0, horizonNanos - behind) / emissionNanos);
-    out[1] = behind;
-    return true;
+    long cost = cost(1, emissionNanos);
+    long room = horizonNanos - Math.max(0, behind); // behind <= MAX_NANOS + horizon: no overflow
+    long remaining = room <= 0 ? 0 : room / cost;
+    long full = (remaining + 1) * cost; // <= horizon + cost <= 2 * MAX_NANOS
+    out[0] = remaining;
+    out[1] = full > horizonNanos ? 0 : full - room;
   }
 
   @Override

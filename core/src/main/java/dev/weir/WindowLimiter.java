@@ -316,29 +316,51 @@ final class WindowLimiter extends FlowLimiter {
 
   /**
    * The window ending at {@code now}'s bucket: the count less the permits counted in its buckets
-   * (credits leased to threads and not yet spent count as taken), and the time until its newest
-   * non-empty bucket leaves the window, when the window is empty again. A reading older than the
-   * newest bucket (its thread was descheduled while others went on) is read at the newest bucket,
-   * as the exact window reads it at its newest decision: a reading never leaves out what was taken.
+   * (credits leased to threads and not yet spent count as taken), and the time until enough of its
+   * oldest buckets have left the window for one permit more.
+   *
+   * <p>At a reading in bucket {@code k}, calls of one permit are admitted while the buckets
+   * {@code (k - BUCKETS, k]} hold less than {@code limit}. With {@code used} counted now and
+   * {@code remaining = max(0, limit - used)}, {@code remaining + 1} of them fit once the buckets
+   * that have left the window held {@code needed = max(0, used - limit) + 1}: walking from the
+   * oldest bucket of the window, the first bucket {@code b} at which the buckets up to it hold
+   * {@code needed} leaves when bucket {@code b + BUCKETS} begins, and that is the answer. The counts are read once, into one array,
+   * so that both numbers come from the same reading of each slot.
+   *
+   * <p>A reading older than the newest bucket (its thread was descheduled while others went on) is
+   * read at the newest bucket, as the exact window reads it at its newest decision, and as a late
+   * call is decided: a reading never leaves out what was taken, and the time is still measured from
+   * {@code now}, so it is only longer.
    */
   @Override
   boolean readQuota(long now, long[] out) {
     Head h = buckets.head;
     long nowIndex = Math.max(Math.floorDiv(now, buckets.bucketNanos), h.index);
+    long oldest = nowIndex - BUCKETS + 1;
+    long[] byAge = new long[BUCKETS]; // byAge[i]: the count of bucket oldest + i
     long used = 0;
-    long newest = Long.MIN_VALUE;
     for (int i = 0; i < BUCKETS; i++) {
       long value = buckets.slots.get(at(i));
       long index = h.index - ((int) h.index - bucket(value)); // the full number of the slot's 32-bit label
       long count = value & COUNT_MASK;
-      if (count > 0 && index <= nowIndex && index > nowIndex - BUCKETS) {
+      if (count > 0 && index >= oldest && index <= nowIndex) {
+        byAge[(int) (index - oldest)] += count;
         used += count;
-        newest = Math.max(newest, index);
       }
     }
     out[0] = Math.max(0, limit - used);
-    // bucket b leaves the window when bucket b + BUCKETS becomes the newest
-    out[1] = newest == Long.MIN_VALUE ? 0 : Math.max(0, (newest + BUCKETS) * buckets.bucketNanos - now);
+    out[1] = 0;
+    if (used > 0 && limit > 0) {
+      long needed = Math.max(0, used - limit) + 1;
+      long freed = 0;
+      for (int i = 0; i < BUCKETS; i++) {
+        freed += byAge[i];
+        if (freed >= needed) { // reached: the buckets hold used >= needed in all
+          out[1] = (oldest + i + BUCKETS) * buckets.bucketNanos - now;
+          break;
+        }
+      }
+    }
     return true;
   }
 

@@ -29,6 +29,9 @@ import org.jspecify.annotations.Nullable;
  *     another rule of this resource, separately) or the name of one origin
  * @param clusterMode whether {@code count} is shared by every instance of the application
  * @param shadow whether the rule only counts what it would refuse (see {@link Rule#shadow()})
+ * @param name the rule's name, or null: its policy's name in HTTP's {@code RateLimit} headers, and
+ *     what the endpoint and logs show (see {@link RuleNames} for what a name may hold). A name
+ *     changes nothing the rule counts: a replacement that changes only the name keeps its state
  */
 public record FlowRule(
     String resource,
@@ -44,7 +47,8 @@ public record FlowRule(
     @Nullable String refResource,
     String limitApp,
     boolean clusterMode,
-    boolean shadow)
+    boolean shadow,
+    @Nullable String name)
     implements ResourceRule {
 
   /** {@code limit-app} value: the rule applies to every caller, counted together. */
@@ -68,7 +72,7 @@ public record FlowRule(
   /** Default of {@link #maxQueueingTime()}. */
   public static final Duration DEFAULT_MAX_QUEUEING_TIME = Duration.ofMillis(500);
 
-  /** Replaces null components by their defaults. */
+  /** Replaces null components by their defaults, and a blank name by none. */
   public FlowRule {
     resource = resource == null ? "" : resource;
     grade = grade == null ? FlowGrade.QPS : grade;
@@ -78,19 +82,25 @@ public record FlowRule(
     maxQueueingTime = maxQueueingTime == null ? DEFAULT_MAX_QUEUEING_TIME : maxQueueingTime;
     strategy = strategy == null ? FlowStrategy.DIRECT : strategy;
     limitApp = limitApp == null ? LIMIT_APP_DEFAULT : limitApp;
+    name = name == null || name.isBlank() ? null : name;
   }
 
-  /** A rule that is not in shadow mode: the components before {@code shadow}. */
+  /** A rule without a name that is not in shadow mode: the components before {@code shadow}. */
   public FlowRule(String resource, double count, FlowGrade grade, Duration interval, boolean exact,
       ControlBehavior controlBehavior, Duration warmUpPeriod, int coldFactor, Duration maxQueueingTime,
       FlowStrategy strategy, @Nullable String refResource, String limitApp, boolean clusterMode) {
     this(resource, count, grade, interval, exact, controlBehavior, warmUpPeriod, coldFactor, maxQueueingTime, strategy,
-        refResource, limitApp, clusterMode, false);
+        refResource, limitApp, clusterMode, false, null);
   }
 
   @Override
   public FlowRule withShadow(boolean shadow) {
     return shadow == this.shadow ? this : toBuilder().shadow(shadow).build();
+  }
+
+  /** Returns this rule with {@link #name()} set to {@code name} (null or blank for none), everything else equal. */
+  public FlowRule withName(@Nullable String name) {
+    return Objects.equals(name, this.name) ? this : toBuilder().name(name).build();
   }
 
   /** Returns a builder for a rule on {@code resource}, with every other field at its default. */
@@ -124,13 +134,17 @@ public record FlowRule(
     builder.limitApp = limitApp;
     builder.clusterMode = clusterMode;
     builder.shadow = shadow;
+    builder.name = name;
     return builder;
   }
 
   @Override
   public String toString() {
-    StringBuilder text = new StringBuilder("FlowRule{resource=").append(resource)
-        .append(", count=").append(count).append(", grade=").append(grade);
+    StringBuilder text = new StringBuilder("FlowRule{resource=").append(resource);
+    if (name != null) {
+      text.append(", name=").append(name);
+    }
+    text.append(", count=").append(count).append(", grade=").append(grade);
     if (grade == FlowGrade.QPS) {
       text.append(", interval=").append(interval).append(", control-behavior=").append(controlBehavior);
       if (exact) {
@@ -168,6 +182,7 @@ public record FlowRule(
     private String limitApp = LIMIT_APP_DEFAULT;
     private boolean clusterMode;
     private boolean shadow;
+    private @Nullable String name;
 
     private Builder(String resource) {
       this.resource = Objects.requireNonNull(resource, "resource");
@@ -251,10 +266,16 @@ public record FlowRule(
       return this;
     }
 
+    /** Sets the rule's name; null or blank for none. */
+    public Builder name(@Nullable String name) {
+      this.name = name;
+      return this;
+    }
+
     /** Returns the rule; it is not validated here. */
     public FlowRule build() {
       return new FlowRule(resource, count, grade, interval, exact, controlBehavior, warmUpPeriod, coldFactor,
-          maxQueueingTime, strategy, refResource, limitApp, clusterMode, shadow);
+          maxQueueingTime, strategy, refResource, limitApp, clusterMode, shadow, name);
     }
   }
 

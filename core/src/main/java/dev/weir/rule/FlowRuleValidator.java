@@ -11,6 +11,7 @@ import java.util.List;
  *
  * <p>Bounds and why they exist:
  * <ul>
+ *   <li>{@code name}, when set: what {@link RuleNames} allows, since it is sent in HTTP headers.
  *   <li>{@code count} at most {@value #MAX_COUNT}: a rule's window keeps 31-bit counts per bucket.
  *   <li>{@code interval} whole milliseconds between 1 ms and 1 day: the window has ten buckets of
  *       {@code interval / 10}.
@@ -47,6 +48,7 @@ public final class FlowRuleValidator {
   public static List<RuleViolation> validate(FlowRule rule) {
     List<RuleViolation> out = new ArrayList<>();
     Checks.resource(rule.resource(), out);
+    RuleNames.check(rule.name(), out);
     Checks.count("count", rule.count(), MAX_COUNT, out);
     if (rule.grade() == FlowGrade.THREADS) {
       validateThreads(rule, out);

@@ -34,6 +34,9 @@ import org.jspecify.annotations.Nullable;
  * @param exceptions values with a count of their own
  * @param clusterMode whether each key's count is shared by all instances (needs a cluster client)
  * @param shadow whether the rule only counts what it would refuse (see {@link Rule#shadow()})
+ * @param name the rule's name, or null: its policy's name in HTTP's {@code RateLimit} headers, and
+ *     what the endpoint and logs show (see {@link RuleNames} for what a name may hold). A name
+ *     changes nothing the rule counts: a replacement that changes only the name keeps its state
  */
 public record ParamFlowRule(
     String resource,
@@ -48,13 +51,14 @@ public record ParamFlowRule(
     Duration maxQueueingTime,
     List<ParamFlowItem> exceptions,
     boolean clusterMode,
-    boolean shadow)
+    boolean shadow,
+    @Nullable String name)
     implements ResourceRule {
 
   /** Values tracked per rule; beyond, the least recently used value's state is dropped. */
   public static final int MAX_TRACKED_VALUES = 10_000;
 
-  /** Replaces null components by their defaults and copies the list. */
+  /** Replaces null components by their defaults, a blank name by none, and copies the list. */
   public ParamFlowRule {
     resource = resource == null ? "" : resource;
     key = key == null || key.isBlank() ? null : key.strip();
@@ -64,21 +68,27 @@ public record ParamFlowRule(
     controlBehavior = controlBehavior == null ? ControlBehavior.REJECT : controlBehavior;
     maxQueueingTime = maxQueueingTime == null ? Duration.ZERO : maxQueueingTime;
     exceptions = exceptions == null ? List.of() : List.copyOf(exceptions);
+    name = name == null || name.isBlank() ? null : name;
   }
 
   /**
-   * A rule on argument {@code paramIndex}, null keys shared, local and not in shadow mode: the
-   * other components.
+   * A rule on argument {@code paramIndex}, null keys shared, local, not in shadow mode and without
+   * a name: the other components.
    */
   public ParamFlowRule(String resource, int paramIndex, FlowGrade grade, double count, Duration duration, int burst,
       ControlBehavior controlBehavior, Duration maxQueueingTime, List<ParamFlowItem> exceptions) {
     this(resource, paramIndex, null, NullKey.SHARED, grade, count, duration, burst, controlBehavior, maxQueueingTime,
-        exceptions, false, false);
+        exceptions, false, false, null);
   }
 
   @Override
   public ParamFlowRule withShadow(boolean shadow) {
     return shadow == this.shadow ? this : toBuilder().shadow(shadow).build();
+  }
+
+  /** Returns this rule with {@link #name()} set to {@code name} (null or blank for none), everything else equal. */
+  public ParamFlowRule withName(@Nullable String name) {
+    return Objects.equals(name, this.name) ? this : toBuilder().name(name).build();
   }
 
   /** Returns a builder holding this rule's values. */
@@ -96,6 +106,7 @@ public record ParamFlowRule(
     builder.exceptions = exceptions;
     builder.clusterMode = clusterMode;
     builder.shadow = shadow;
+    builder.name = name;
     return builder;
   }
 
@@ -119,6 +130,7 @@ public record ParamFlowRule(
     private List<ParamFlowItem> exceptions = List.of();
     private boolean clusterMode;
     private boolean shadow;
+    private @Nullable String name;
 
     private Builder(String resource) {
       this.resource = Objects.requireNonNull(resource, "resource");
@@ -196,10 +208,16 @@ public record ParamFlowRule(
       return this;
     }
 
+    /** Sets the rule's name; null or blank for none. */
+    public Builder name(@Nullable String name) {
+      this.name = name;
+      return this;
+    }
+
     /** Returns the rule; it is not validated here. */
     public ParamFlowRule build() {
       return new ParamFlowRule(resource, paramIndex, key, nullKey, grade, count, duration, burst, controlBehavior,
-          maxQueueingTime, exceptions, clusterMode, shadow);
+          maxQueueingTime, exceptions, clusterMode, shadow, name);
     }
   }
 

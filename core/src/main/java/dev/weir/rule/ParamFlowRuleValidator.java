@@ -9,8 +9,9 @@ import java.util.Set;
 /**
  * Checks hot-parameter rules; see {@link FlowRuleValidator} for the form of the result.
  *
- * <p>Bounds of the durations and rates (see {@link RuleBounds} for why these values):
+ * <p>Bounds of the name, durations and rates (see {@link RuleBounds} for why these values):
  * <ul>
+ *   <li>{@code name}, when set: what {@link RuleNames} allows, since it is sent in HTTP headers;
  *   <li>{@code duration} whole milliseconds from 1 ms to 1 day;
  *   <li>{@code max-queueing-time} from 0 to 1 hour, and not 0 only with control-behavior queue;
  *   <li>grade qps: a value's permits are {@code duration / count} apart (the emission interval of
@@ -34,6 +35,7 @@ public final class ParamFlowRuleValidator {
   public static List<RuleViolation> validate(ParamFlowRule rule) {
     List<RuleViolation> out = new ArrayList<>();
     Checks.resource(rule.resource(), out);
+    RuleNames.check(rule.name(), out);
     if (rule.key() != null && rule.paramIndex() != 0) {
       out.add(new RuleViolation("param-index", "is not used with key: give one of them"));
     }

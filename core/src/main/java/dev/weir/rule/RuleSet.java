@@ -99,7 +99,8 @@ public record RuleSet(List<FlowRule> flow, List<DegradeRule> degrade, List<Param
 
   /**
    * Returns every field problem, named as in YAML under the kind: {@code flow[0].count},
-   * {@code degrade[1].threshold}, {@code param-flow[0].param-index}, {@code authority[2].limit-app}.
+   * {@code degrade[1].threshold}, {@code param-flow[0].param-index}, {@code authority[2].limit-app},
+   * and a name given to two rate rules of one resource ({@link RuleNames}).
    */
   public List<RuleViolation> validate() {
     List<RuleViolation> out = new ArrayList<>();
@@ -107,6 +108,7 @@ public record RuleSet(List<FlowRule> flow, List<DegradeRule> degrade, List<Param
     prefix(out, "degrade", DegradeRuleValidator.validate(degrade));
     prefix(out, "param-flow", ParamFlowRuleValidator.validate(paramFlow));
     prefix(out, "authority", AuthorityRuleValidator.validate(authority));
+    RuleNames.checkUnique(flow, paramFlow, out);
     return out;
   }
 

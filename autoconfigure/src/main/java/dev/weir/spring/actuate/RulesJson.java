@@ -31,6 +31,7 @@ final class RulesJson {
     for (FlowRule rule : rules) {
       Map<String, Object> json = new LinkedHashMap<>();
       json.put("resource", rule.resource());
+      putIfSet(json, "name", rule.name());
       json.put("count", number(rule.count()));
       json.put("grade", name(rule.grade()));
       json.put("interval", duration(rule.interval()));
@@ -71,6 +72,7 @@ final class RulesJson {
     for (ParamFlowRule rule : rules) {
       Map<String, Object> json = new LinkedHashMap<>();
       json.put("resource", rule.resource());
+      putIfSet(json, "name", rule.name());
       if (rule.key() != null) {
         json.put("key", rule.key());
       } else {

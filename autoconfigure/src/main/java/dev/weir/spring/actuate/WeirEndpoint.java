@@ -67,8 +67,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *       that is not one of those kinds (a misspelt {@code degarde}, or {@code resource}: the
  *       resource is the one in the path) and a query parameter are such problems, named by
  *       themselves. Rules of other resources, and the state of rules left equal (circuit breakers,
- *       warm-up), are kept; so is the state of a rule whose {@code shadow} alone changed. A rule
- *       that does not set {@code shadow} takes {@code weir.shadow}. Each replacement is recorded by
+ *       warm-up), are kept; so is the state of a rule of which only {@code shadow} or {@code name}
+ *       changed. A rule that does not set {@code shadow} takes {@code weir.shadow}. Each replacement is recorded by
  *       the {@link RuleChangeLog} (logged with source {@code endpoint} and the principal, and
  *       audited); each refused one is logged at INFO.
  * </ul>

@@ -23,6 +23,13 @@ public final class FlowRuleProperties {
   /** The guarded resource (required). */
   private @Nullable String resource;
 
+  /**
+   * The rule's name: its policy's name in the RateLimit-Policy and RateLimit headers, on the
+   * dashboard and in logs. 1 to 64 letters, digits and . _ : - (it is sent in HTTP headers).
+   * Unset: the policy is named by its kind and position, such as flow-0.
+   */
+  private @Nullable String name;
+
   /** The limit (required), at least 0; 0 refuses every call. */
   private @Nullable Double count;
 
@@ -65,6 +72,14 @@ public final class FlowRuleProperties {
 
   public void setResource(@Nullable String resource) {
     this.resource = resource;
+  }
+
+  public @Nullable String getName() {
+    return name;
+  }
+
+  public void setName(@Nullable String name) {
+    this.name = name;
   }
 
   public @Nullable Double getCount() {
@@ -191,6 +206,7 @@ public final class FlowRuleProperties {
         .refResource(refResource)
         .limitApp(limitApp)
         .clusterMode(clusterMode)
+        .name(name)
         .build();
   }
 }

@@ -26,6 +26,13 @@ public final class ParamFlowRuleProperties {
   /** The guarded resource. */
   private @Nullable String resource;
 
+  /**
+   * The rule's name: its policy's name in the RateLimit-Policy and RateLimit headers, on the
+   * dashboard and in logs. 1 to 64 letters, digits and . _ : - (it is sent in HTTP headers).
+   * Unset: the policy is named by its kind and position, such as flow-0.
+   */
+  private @Nullable String name;
+
   /** Which argument is limited per value; negative counts from the end. Default 0; not with key. */
   private @Nullable Integer paramIndex;
 
@@ -69,6 +76,14 @@ public final class ParamFlowRuleProperties {
 
   public void setResource(@Nullable String resource) {
     this.resource = resource;
+  }
+
+  public @Nullable String getName() {
+    return name;
+  }
+
+  public void setName(@Nullable String name) {
+    this.name = name;
   }
 
   public @Nullable Integer getParamIndex() {
@@ -180,6 +195,6 @@ public final class ParamFlowRuleProperties {
           exception.getCount() == null ? 0 : exception.getCount()));
     }
     return new ParamFlowRule(resource == null ? "" : resource, paramIndex == null ? 0 : paramIndex, key, nullKey,
-        grade, count == null ? 0 : count, duration, burst, controlBehavior, maxQueueingTime, items, clusterMode, false);
+        grade, count == null ? 0 : count, duration, burst, controlBehavior, maxQueueingTime, items, clusterMode, false, name);
   }
 }

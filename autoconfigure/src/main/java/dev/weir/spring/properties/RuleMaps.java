@@ -31,6 +31,7 @@ public final class RuleMaps {
     Map<String, Object> map = new LinkedHashMap<>();
     map.put("resource", rule.resource());
     if (rule instanceof FlowRule flow) {
+      putIfSet(map, "name", flow.name());
       map.put("count", number(flow.count()));
       map.put("grade", name(flow.grade()));
       map.put("interval", duration(flow.interval()));
@@ -51,6 +52,7 @@ public final class RuleMaps {
       map.put("stat-interval", duration(degrade.statInterval()));
       map.put("open-duration", duration(degrade.openDuration()));
     } else if (rule instanceof ParamFlowRule param) {
+      putIfSet(map, "name", param.name());
       if (param.key() != null) {
         map.put("key", param.key());
       } else {

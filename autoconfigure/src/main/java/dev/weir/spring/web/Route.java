@@ -15,7 +15,9 @@ import org.springframework.web.util.pattern.PathPattern;
  *
  * @param resource the resource matched requests are guarded as
  * @param pattern the path pattern, matched against the path within the application
- * @param methods the HTTP methods it applies to, upper case; empty for all
+ * @param methods the HTTP methods it applies to, upper case; empty for all. A route listing
+ *     {@code GET} also matches {@code HEAD}: Spring MVC and WebFlux answer a {@code HEAD} with the
+ *     {@code GET} handler, so a route that did not would let the same handler run unguarded
  * @param headers headers a request must carry, by lower-case name, with their exact values
  * @param permits the permits one request takes
  */
@@ -49,7 +51,7 @@ public record Route(String resource, PathPattern pattern, Set<String> methods, M
   }
 
   private boolean matches(PathContainer path, String method, UnaryOperator<@Nullable String> header) {
-    if (!methods.isEmpty() && !methods.contains(method.toUpperCase(Locale.ROOT))) {
+    if (!methods.isEmpty() && !appliesTo(method.toUpperCase(Locale.ROOT))) {
       return false;
     }
     for (Map.Entry<String, String> required : headers.entrySet()) {
@@ -58,5 +60,10 @@ public record Route(String resource, PathPattern pattern, Set<String> methods, M
       }
     }
     return pattern.matches(path);
+  }
+
+  /** Whether the route's methods take {@code method} (upper case): listed, or HEAD where GET is. */
+  private boolean appliesTo(String method) {
+    return methods.contains(method) || ("HEAD".equals(method) && methods.contains("GET"));
   }
 }

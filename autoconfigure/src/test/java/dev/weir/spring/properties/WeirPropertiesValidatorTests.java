@@ -124,6 +124,24 @@ class WeirPropertiesValidatorTests {
     }
 
     @Test
+    void aNameIsASafeHeaderToken() {
+      flow("a", 1.0).setName("ok:name_1.0-x");
+      flow("a", 2.0).setName("evil\r\nSet-Cookie: a=b");
+      flow("a", 3.0).setName("   ");
+      assertThat(violations()).containsExactly("weir.flow[1].name: must be 1 to 64 characters, each a letter"
+          + " (A-Z, a-z), a digit or one of . _ : - (it is sent in HTTP headers); it has U+000D at position 4");
+    }
+
+    @Test
+    void twoRateRulesOfAResourceCannotShareAName() {
+      flow("a", 1.0).setName("api");
+      flow("b", 1.0).setName("api");
+      paramFlow(5.0).setName("api");
+      assertThat(violations()).containsExactly("weir.param-flow[0].name: 'api' is already the name of flow[0] of the"
+          + " same resource; each rate rule of a resource needs a name of its own (a response names each policy once)");
+    }
+
+    @Test
     void relatedNeedsARefResource() {
       flow("a", 1.0).setStrategy(FlowStrategy.RELATED);
       assertThat(violations())
@@ -233,6 +251,17 @@ class WeirPropertiesValidatorTests {
       rule.setControlBehavior(ControlBehavior.QUEUE);
       assertThat(violations()).containsExactly(
           "weir.param-flow[0].burst: applies to grade qps with control-behavior reject only");
+    }
+
+    @Test
+    void aNameOfTheFormOfUnnamedRulesOrTooLong() {
+      paramFlow(10.0).setName("flow-1");
+      paramFlow(10.0).setName("n".repeat(65));
+      assertThat(violations()).containsExactly(
+          "weir.param-flow[0].name: 'flow-1' is how an unnamed rule is called (flow-0, param-flow-1); choose another"
+              + " name, or none",
+          "weir.param-flow[1].name: must be 1 to 64 characters, each a letter (A-Z, a-z), a digit or one of . _ : -"
+              + " (it is sent in HTTP headers); it was 65 characters");
     }
 
     @Test
@@ -357,6 +386,7 @@ class WeirPropertiesValidatorTests {
     FlowRuleProperties rule = new FlowRuleProperties();
     rule.setResource("a");
     rule.setCount(-2.0);
+    rule.setName("a b");
     DegradeRuleProperties breaker = new DegradeRuleProperties();
     breaker.setResource("a");
     breaker.setStrategy(DegradeStrategy.SLOW_RATIO);
@@ -366,6 +396,8 @@ class WeirPropertiesValidatorTests {
         .map(RuleViolation::toString).containsExactly(
             "degrade[0].slow-call-threshold: is required for strategy slow-ratio: calls slower than this are slow "
                 + "(e.g. 200ms)",
+            "flow[0].name: must be 1 to 64 characters, each a letter (A-Z, a-z), a digit or one of . _ : - (it is"
+                + " sent in HTTP headers); it has U+0020 at position 1",
             "flow[0].count: must be a number >= 0, was -2.0");
   }
 

@@ -82,6 +82,27 @@ class RuleFileReadTests {
   }
 
   @Test
+  void aNameIsReadAndABadOneIsNamedWithItsLine() {
+    RuleSource.Read read = read("rules.yml", """
+        flow:
+          - resource: a
+            name: a:per-second
+            count: 5
+        param-flow:
+          - resource: a
+            count: 1
+            name: "two\\nlines"
+        """);
+    assertThat(read.violations()).singleElement().satisfies(violation -> {
+      assertThat(violation.field()).isEqualTo("file:/etc/weir/rules.yml:8 param-flow[0].name");
+      assertThat(violation.message()).contains("U+000A at position 3").doesNotContain("\n");
+    });
+    RuleSource.Read good = read("rules.yml", "flow:\n  - resource: a\n    name: a:per-second\n    count: 5\n");
+    assertThat(good.layer().rules().flow()).singleElement()
+        .satisfies(rule -> assertThat(rule.name()).isEqualTo("a:per-second"));
+  }
+
+  @Test
   void anEmptyFileGivesNothing() {
     RuleSource.Read read = read("rules.yml", "");
     assertThat(read.violations()).isEmpty();

@@ -76,20 +76,24 @@ class WriteBackTests {
     Path file = dir.resolve("rules.yml");
     try (ConfigurableApplicationContext first = start(file)) {
       assertThat(Files.exists(file)).as("created by the first write").isFalse();
-      HttpResponse<String> written = post(first, "orders", "{\"flow\": [{\"count\": 7, \"interval\": \"1m\"}]}");
+      HttpResponse<String> written = post(first, "orders",
+          "{\"flow\": [{\"count\": 7, \"interval\": \"1m\", \"name\": \"orders:per-minute\"}]}");
       assertThat(written.statusCode()).as(written.body()).isEqualTo(200);
       assertThat(post(first, "payments", "{\"degrade\": []}").statusCode()).isEqualTo(200);
       assertThat(count(first, "orders")).isEqualTo(7);
       assertThat(first.getBean(Weir.class).rules().rules("payments").degrade()).isEmpty();
       HttpResponse<String> refused = post(first, "orders", "{\"flow\": [{\"count\": -1}]}");
       assertThat(refused.statusCode()).isEqualTo(400);
-      assertThat(Files.readString(file)).contains("resource: orders", "count: 7", "interval: 1m", "cleared:",
+      assertThat(Files.readString(file)).contains("resource: orders", "name: orders:per-minute", "count: 7",
+          "interval: 1m", "cleared:",
           "payments:", "- degrade").doesNotContain("-1");
     }
     try (ConfigurableApplicationContext second = start(file)) {
       assertThat(count(second, "orders")).as("the file's rule over application.yml's 100").isEqualTo(7);
       assertThat(second.getBean(Weir.class).rules().rules("orders").flow().get(0).interval().toSeconds())
           .isEqualTo(60);
+      assertThat(second.getBean(Weir.class).rules().rules("orders").flow().get(0).name())
+          .isEqualTo("orders:per-minute");
       assertThat(second.getBean(Weir.class).rules().rules("payments").degrade())
           .as("the written [] clears application.yml's rule after the restart too").isEmpty();
     }

@@ -17,7 +17,14 @@ public final class LocalHttp {
   /** Sends {@code GET path} with the given header name/value pairs; returns the answer with its body as text. */
   public static HttpResponse<String> get(int port, String path, String... headers)
       throws IOException, InterruptedException {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path));
+    return send(port, "GET", path, headers);
+  }
+
+  /** Sends {@code method path} without a body, with the given header name/value pairs. */
+  public static HttpResponse<String> send(int port, String method, String path, String... headers)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+        .method(method, HttpRequest.BodyPublishers.noBody());
     if (headers.length > 0) {
       request.headers(headers);
     }

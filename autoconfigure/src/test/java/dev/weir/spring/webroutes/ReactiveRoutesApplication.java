@@ -1,6 +1,7 @@
 package dev.weir.spring.webroutes;
 
 import dev.weir.spring.test.ManualTicker;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
@@ -22,6 +23,20 @@ class ReactiveRoutesApplication {
 
   @RestController
   static class Endpoints {
+    /** How many times the handler of {@code GET /rx/reads/item} ran (a HEAD runs it too). */
+    static final AtomicInteger reads = new AtomicInteger();
+
+    @GetMapping("/rx/reads/item")
+    Mono<String> read() {
+      reads.incrementAndGet();
+      return Mono.just("item");
+    }
+
+    @GetMapping("/rx/heads/item")
+    Mono<String> head() {
+      return Mono.just("item");
+    }
+
     @GetMapping("/rx/api/ping")
     Mono<String> ping() {
       return Mono.just("pong");

@@ -43,10 +43,41 @@ class ReactiveRoutesTests {
     assertThat(refused.statusCode()).isEqualTo(429);
     assertThat(refused.body()).contains("\"resource\":\"rx.api\"");
     assertThat(refused.headers().firstValue("Retry-After")).hasValue("5");
-    assertThat(refused.headers().firstValue("RateLimit")).hasValue("\"param-flow-0\";r=0;t=10");
+    assertThat(refused.headers().firstValue("RateLimit")).as("t is the Retry-After")
+        .hasValue("\"param-flow-0\";r=0;t=5");
     ticker.advance(Duration.ofSeconds(5));
     assertThat(LocalHttp.get(port, "/rx/api/ping", "X-Api-Key", "a").statusCode()).isEqualTo(200);
     ticker.advance(Duration.ofSeconds(30));
+  }
+
+  /** WebFlux answers a HEAD with the GET handler too: a route listing GET takes HEAD, and the handler does not run. */
+  @Test
+  void aGetRouteCountsHeadAHeadRouteLeavesGetAlone() throws Exception {
+    ticker.advance(Duration.ofSeconds(60));
+    int handled = ReactiveRoutesApplication.Endpoints.reads.get();
+    assertThat(LocalHttp.get(port, "/rx/reads/item").statusCode()).isEqualTo(200);
+    assertThat(LocalHttp.send(port, "HEAD", "/rx/reads/item").statusCode()).as("HEAD takes the second permit")
+        .isEqualTo(200);
+    assertThat(ReactiveRoutesApplication.Endpoints.reads.get()).as("a HEAD runs the GET handler").isEqualTo(handled + 2);
+    for (int i = 0; i < 5; i++) {
+      assertThat(LocalHttp.send(port, "HEAD", "/rx/reads/item").statusCode()).isEqualTo(429);
+    }
+    assertThat(LocalHttp.get(port, "/rx/reads/item").statusCode()).isEqualTo(429);
+    assertThat(ReactiveRoutesApplication.Endpoints.reads.get()).as("no refused request ran it").isEqualTo(handled + 2);
+
+    for (int i = 0; i < 3; i++) {
+      HttpResponse<String> read = LocalHttp.get(port, "/rx/heads/item");
+      assertThat(read.statusCode()).as("GET is not HEAD").isEqualTo(200);
+      assertThat(read.headers().firstValue("RateLimit")).isEmpty();
+    }
+    assertThat(LocalHttp.send(port, "HEAD", "/rx/heads/item").statusCode()).isEqualTo(200);
+    assertThat(LocalHttp.send(port, "HEAD", "/rx/heads/item").statusCode()).isEqualTo(429);
+
+    // rx.api lists no methods: HEAD and DELETE count with GET
+    assertThat(LocalHttp.send(port, "HEAD", "/rx/api/ping", "X-Api-Key", "mixed").statusCode()).isEqualTo(200);
+    assertThat(LocalHttp.send(port, "DELETE", "/rx/api/ping", "X-Api-Key", "mixed").statusCode()).isNotEqualTo(429);
+    assertThat(LocalHttp.get(port, "/rx/api/ping", "X-Api-Key", "mixed").statusCode()).isEqualTo(429);
+    ticker.advance(Duration.ofSeconds(60));
   }
 
   @Test

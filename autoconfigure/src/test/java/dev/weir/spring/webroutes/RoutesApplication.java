@@ -2,6 +2,7 @@ package dev.weir.spring.webroutes;
 
 import dev.weir.annotation.RateLimited;
 import dev.weir.spring.test.ManualTicker;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
@@ -36,6 +37,9 @@ class RoutesApplication {
 
   @RestController
   static class Endpoints {
+    /** How many times the handler of {@code GET /reads/item} ran (a HEAD runs it too). */
+    static final AtomicInteger reads = new AtomicInteger();
+
     private final Orders orders;
 
     Endpoints(Orders orders) {
@@ -70,6 +74,22 @@ class RoutesApplication {
     @PostMapping("/reports/daily")
     String writeReport() {
       return "written";
+    }
+
+    @GetMapping("/reads/item")
+    String read() {
+      reads.incrementAndGet();
+      return "item";
+    }
+
+    @GetMapping("/heads/item")
+    String head() {
+      return "item";
+    }
+
+    @GetMapping("/keyed/item")
+    String keyed() {
+      return "item";
     }
   }
 }

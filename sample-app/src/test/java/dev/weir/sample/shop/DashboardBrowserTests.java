@@ -203,14 +203,19 @@ class DashboardBrowserTests {
             .satisfies(rule -> assertThat(rule.count()).as("nothing changed").isEqualTo(2.0));
         screenshot(browser, "dashboard-rule-error");
 
-        // A good value: applied, and the traffic shows the new limit.
-        type(editor, yaml.replace("count: 2", "count: 50"));
+        // A good value, and a name for the rule: applied, and the traffic shows the new limit.
+        type(editor, yaml.replace("count: 2", "count: 50\n    name: search.per-second"));
         browser.findElement(By.id("rules-apply")).click();
         await(browser, 10, "the change applied", b ->
             b.findElement(By.id("rules-result")).getText().startsWith("Applied"));
         assertThat(browser.findElements(By.cssSelector("#rules-errors li"))).isEmpty();
-        assertThat(weir.rules().rules("searchProducts").flow()).singleElement()
-            .satisfies(rule -> assertThat(rule.count()).isEqualTo(50.0));
+        assertThat(weir.rules().rules("searchProducts").flow()).singleElement().satisfies(rule -> {
+          assertThat(rule.count()).isEqualTo(50.0);
+          assertThat(rule.name()).isEqualTo("search.per-second");
+        });
+        await(browser, 10, "the page shows the rule with its name", b ->
+            String.valueOf(b.findElement(By.id("rules-yaml")).getDomProperty("value"))
+                .startsWith("flow:\n  - name: search.per-second\n    count: 50\n"));
         await(browser, 15, "the traffic under the new limit: all 10 a second pass, none refused", b ->
             number(b, "searchProducts", "pass") >= 8 && number(b, "searchProducts", "block") == 0);
         screenshot(browser, "dashboard-rule-applied");
