@@ -30,7 +30,7 @@ final class AuthoritySlot extends Slot {
         if (shadow == null) {
           return entry.refuse(RuleKind.AUTHORITY, rule, 0);
         }
-        shadow.refused(entry);
+        entry.goesOnInShadow(shadow);
       }
     }
     return true;

@@ -91,7 +91,7 @@ final class CallStack {
   private final @Nullable PerThread transientIn;
   private Frame[] frames;
   private int depth;
-  String contextName = Weir.DEFAULT_CONTEXT;
+  String contextName = Frame.DEFAULT_CONTEXT;
   String origin = "";
   /** The refusal of this thread's last refused call, until taken: what its frame recorded. */
   private @Nullable RuleKind refusedKind;
@@ -243,7 +243,7 @@ final class CallStack {
    * frames may still be named by entries, which then find them closed.
    */
   void leaveIfIdle() {
-    if (transientIn != null && depth == 0 && contextName.equals(Weir.DEFAULT_CONTEXT) && origin.isEmpty()) {
+    if (transientIn != null && depth == 0 && contextName.equals(Frame.DEFAULT_CONTEXT) && origin.isEmpty()) {
       transientIn.remove();
     }
   }

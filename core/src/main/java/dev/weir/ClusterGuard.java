@@ -61,7 +61,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class ClusterGuard {
 
-  private static final System.Logger LOG = System.getLogger(Weir.class.getName());
+  private static final System.Logger LOG = System.getLogger(EngineLog.NAME);
   private static final FallbackReason[] REASONS = FallbackReason.values();
 
   final ClusterClient client;

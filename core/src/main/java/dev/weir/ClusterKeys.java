@@ -45,12 +45,12 @@ final class ClusterKeys {
   private ClusterKeys() {
   }
 
-  /** The text of {@code key} (as the per-key table keeps it, or {@link ParamFlowRuleState#NULL_KEY}). */
+  /** The text of {@code key} (as the per-key table keeps it, or {@link TrackedKeys#NULL_KEY}). */
   static String text(Object key) {
     String encoded;
     if (key instanceof String string) {
       encoded = percentEncoded(string);
-    } else if (key == ParamFlowRuleState.NULL_KEY) {
+    } else if (key == TrackedKeys.NULL_KEY) {
       encoded = "!null";
     } else {
       encoded = "!" + percentEncoded(key.getClass().getName()) + "=" + percentEncoded(String.valueOf(key));

@@ -49,7 +49,7 @@ final class DegradeSlot extends Slot {
           entry.refuseProbes(entry.startNanos);
           return entry.refuse(RuleKind.DEGRADE, breaker.rule, FlowLimiter.retryAfterNanos(verdict));
         }
-        shadow.refused(entry);
+        entry.goesOnInShadow(shadow);
         entry.passedOpen(breaker);
         continue;
       }

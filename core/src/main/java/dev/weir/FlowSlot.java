@@ -58,7 +58,7 @@ final class FlowSlot extends Slot {
       } else if (shadow == null) {
         return entry.refuse(RuleKind.FLOW, state.rule, FlowLimiter.retryAfterNanos(result));
       } else {
-        shadow.refused(entry);
+        entry.goesOnInShadow(shadow);
       }
     }
     if (set.waits) {

@@ -43,6 +43,9 @@ final class Frame extends Entry implements Invocation {
     }
   }
 
+  /** The name of the context of calls made outside any context; {@code Weir.DEFAULT_CONTEXT}. */
+  static final String DEFAULT_CONTEXT = "weir_default_context";
+
   /** The {@link #depth} of a frame of an asynchronous call, which is on no stack. */
   static final int DETACHED = -1;
 
@@ -58,7 +61,7 @@ final class Frame extends Entry implements Invocation {
   EntryType entryType = EntryType.OUT;
   int acquireCount;
   Object[] args = NO_ARGS;
-  String contextName = Weir.DEFAULT_CONTEXT;
+  String contextName = DEFAULT_CONTEXT;
   String origin = "";
   long startNanos;
   long endNanos;
@@ -325,6 +328,14 @@ final class Frame extends Entry implements Invocation {
     this.refusedRetryAfterNanos = given.retryAfterNanos();
     this.refusal = given;
     return false;
+  }
+
+  /**
+   * A rule in shadow mode would refuse this call, which goes on: the one place where such a
+   * refusal is counted (on the resource's statistics and the rule's report), whatever the kind.
+   */
+  void goesOnInShadow(ShadowRefusals shadow) {
+    shadow.refused(node, acquireCount, startNanos);
   }
 
   /** Forgets a refusal recorded by a rule in shadow mode, which lets the call go on. */

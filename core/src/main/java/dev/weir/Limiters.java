@@ -8,6 +8,7 @@ import dev.weir.rule.FlowGrade;
 import dev.weir.rule.FlowRule;
 import dev.weir.rule.FlowStrategy;
 import dev.weir.rule.ParamFlowRule;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -19,18 +20,20 @@ final class Limiters {
 
   private final EngineClock clock;
   private final @Nullable ClusterGuard cluster;
-  private final NodeRegistry nodes;
+  /** The statistics of a resource by name, for {@code strategy: related}. */
+  private final Function<String, @Nullable RelatedTraffic> traffic;
   /** How many origins of a {@code limit-app: other} rule get a limiter of their own. */
   final int maxOrigins;
   /** The estimated heap the keys of one hot-parameter rule may hold ({@link TrackedKeys}). */
   final long maxKeyBytes;
   final Overflow overflow;
 
-  Limiters(EngineClock clock, @Nullable ClusterGuard cluster, NodeRegistry nodes, int maxOrigins, long maxKeyBytes,
+  Limiters(EngineClock clock, @Nullable ClusterGuard cluster, Function<String, @Nullable RelatedTraffic> traffic,
+      int maxOrigins, long maxKeyBytes,
       Overflow overflow) {
     this.clock = clock;
     this.cluster = cluster;
-    this.nodes = nodes;
+    this.traffic = traffic;
     this.maxOrigins = maxOrigins;
     this.maxKeyBytes = maxKeyBytes;
     this.overflow = overflow;
@@ -55,7 +58,7 @@ final class Limiters {
     long now = clock.read();
     long interval = rule.interval().toNanos();
     if (rule.strategy() == FlowStrategy.RELATED) {
-      return new RelatedLimiter(nodes, rule.refResource(), rule.grade(), rule.count());
+      return new RelatedLimiter(traffic, rule.refResource(), rule.grade(), rule.count());
     }
     if (rule.grade() == FlowGrade.THREADS) {
       return new ConcurrencyLimiter(rule.count());

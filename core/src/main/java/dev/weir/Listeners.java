@@ -14,7 +14,7 @@ import java.util.function.Consumer;
  */
 final class Listeners implements CircuitBreakerListener {
 
-  private static final System.Logger LOG = System.getLogger(Weir.class.getName());
+  private static final System.Logger LOG = System.getLogger(EngineLog.NAME);
 
   private final List<CircuitBreakerListener> breakers = new CopyOnWriteArrayList<>();
   private final List<Consumer<ResourceStatistics>> resources = new CopyOnWriteArrayList<>();

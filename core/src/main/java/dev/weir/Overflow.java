@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class Overflow {
 
-  private static final System.Logger LOG = System.getLogger(Weir.class.getName());
+  private static final System.Logger LOG = System.getLogger(EngineLog.NAME);
 
   final LongAdder uncheckedCalls = new LongAdder();
   private final AtomicBoolean resourceWarned = new AtomicBoolean();

@@ -24,12 +24,7 @@ final class ParamFlowRuleState {
   /** What {@link #argument} answers for a call without the rule's argument: the rule does not apply. */
   static final Object ABSENT = new Object();
   /** The one key all null keys of a {@code null-key: shared} rule count under; matches no exception value. */
-  static final Object NULL_KEY = new Object() {
-    @Override
-    public String toString() {
-      return "<null key>";
-    }
-  };
+  static final Object NULL_KEY = TrackedKeys.NULL_KEY;
   /** What {@link #counted} answers for a null key of a {@code null-key: deny} rule: refused. */
   static final Object DENIED = new Object();
   private static final Object[] NO_ARGS = new Object[0];

@@ -49,7 +49,7 @@ final class ParamFlowSlot extends Slot {
         }
         entry.forgetRefusal();
         entry.refundHeldFrom(mark);
-        shadow.refused(entry);
+        entry.goesOnInShadow(shadow);
       }
     }
     if (waits) {

@@ -1,6 +1,7 @@
 package dev.weir;
 
 import dev.weir.rule.FlowGrade;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -11,13 +12,16 @@ import org.jspecify.annotations.Nullable;
  */
 final class RelatedLimiter extends FlowLimiter {
 
-  private final NodeRegistry nodes;
+  private final Function<String, @Nullable RelatedTraffic> traffic;
   private final String related;
   private final FlowGrade grade;
   private final double count;
 
-  RelatedLimiter(NodeRegistry nodes, String related, FlowGrade grade, double count) {
-    this.nodes = nodes;
+  /**
+   * @param traffic the statistics of a resource by name, null when it has none (yet)
+   */
+  RelatedLimiter(Function<String, @Nullable RelatedTraffic> traffic, String related, FlowGrade grade, double count) {
+    this.traffic = traffic;
     this.related = related;
     this.grade = grade;
     this.count = count;
@@ -25,7 +29,7 @@ final class RelatedLimiter extends FlowLimiter {
 
   @Override
   long tryAcquire(int permits, long now) {
-    @Nullable ResourceNode node = nodes.existing(related);
+    @Nullable RelatedTraffic node = traffic.apply(related);
     long used = node == null ? 0 : grade == FlowGrade.QPS ? node.passQps(now) : node.activeCalls();
     return used + (grade == FlowGrade.QPS ? permits : 1) > count ? refused(0) : 0;
   }

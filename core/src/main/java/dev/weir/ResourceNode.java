@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>The rules and their chain are one immutable {@link ResourceRules} behind a volatile field: a
  * call reads it once, and a rules replacement publishes a new one in one write.
  */
-final class ResourceNode extends StatisticNode implements ResourceStatistics {
+final class ResourceNode extends StatisticNode implements ResourceStatistics, ShadowCounts {
 
   private static final long ONE_MINUTE = 60_000_000_000L;
 
@@ -36,7 +36,8 @@ final class ResourceNode extends StatisticNode implements ResourceStatistics {
   }
 
   /** A shadow rule of {@code kind} would have refused {@code count} permits; the call went on. */
-  void onShadowBlock(int count, RuleKind kind) {
+  @Override
+  public void onShadowBlock(int count, RuleKind kind) {
     shadowBlocked[kind.ordinal()].add(count);
   }
 

@@ -43,7 +43,7 @@ final class RuleBook {
     this.unruled = ResourceRules.NONE.withChain(this.slots);
     this.nodes = new NodeRegistry(maxResources, overflow,
         name -> new ResourceNode(name, sampleCount, clock, unruled), this::attach, listeners::created);
-    this.limiters = new Limiters(clock, cluster, nodes, maxOrigins, maxKeyBytes, overflow);
+    this.limiters = new Limiters(clock, cluster, nodes::existing, maxOrigins, maxKeyBytes, overflow);
   }
 
   /** How many resources have rules. */

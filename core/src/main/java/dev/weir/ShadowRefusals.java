@@ -28,7 +28,7 @@ final class ShadowRefusals {
   /** Least engine time between two log lines of one rule. */
   static final long REPORT_INTERVAL_NANOS = 1_000_000_000L;
 
-  private static final System.Logger LOG = System.getLogger(Weir.class.getName());
+  private static final System.Logger LOG = System.getLogger(EngineLog.NAME);
   private static final long NEVER = Long.MIN_VALUE;
 
   private final Rule rule;
@@ -51,12 +51,13 @@ final class ShadowRefusals {
     return rule.shadow() ? new ShadowRefusals(rule, "'" + rule.resource() + "'") : null;
   }
 
-  /** {@code call} goes on although this rule would have refused it: count it, and report when due. */
-  void refused(Frame call) {
-    int permits = call.acquireCount;
-    call.node.onShadowBlock(permits, rule.kind());
+  /**
+   * A call of {@code permits} goes on although this rule would have refused it: count it on its
+   * resource's statistics, and report when due ({@code now}: the call's reading).
+   */
+  void refused(ShadowCounts counts, int permits, long now) {
+    counts.onShadowBlock(permits, rule.kind());
     refused.add(permits);
-    long now = call.startNanos;
     long last = lastReport.get();
     if ((last == NEVER || now - last >= REPORT_INTERVAL_NANOS) && lastReport.compareAndSet(last, now)) {
       report();

@@ -23,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class SlotChain {
 
-  private static final System.Logger LOG = System.getLogger(Weir.class.getName());
+  private static final System.Logger LOG = System.getLogger(EngineLog.NAME);
 
   static final SlotChain EMPTY = new SlotChain(List.of());
 

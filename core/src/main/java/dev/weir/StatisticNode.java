@@ -21,7 +21,7 @@ import java.util.function.LongFunction;
  * {@code passed - succeeded - failed} (in permits), exact whenever no call is between counters.
  * Rules never read these statistics to decide their own count: each rule owns its accounting.
  */
-class StatisticNode {
+class StatisticNode implements RelatedTraffic {
 
   private static final long ONE_SECOND = 1_000_000_000L;
 
@@ -90,7 +90,8 @@ class StatisticNode {
     second.clear();
   }
 
-  long passQps(long now) {
+  @Override
+  public long passQps(long now) {
     return since(second, now, passed.sum(), b -> b.passed);
   }
 
@@ -123,6 +124,7 @@ class StatisticNode {
     return second.maxDelta(now, succeeded.sum(), b -> b.succeeded);
   }
 
+  @Override
   public long activeCalls() {
     return Math.max(0L, passed.sum() - succeeded.sum() - failed.sum());
   }

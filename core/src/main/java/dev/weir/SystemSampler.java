@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class SystemSampler {
 
-  private static final System.Logger LOG = System.getLogger(Weir.class.getName());
+  private static final System.Logger LOG = System.getLogger(EngineLog.NAME);
 
   private final SystemStatus status;
   private ScheduledExecutorService executor;

@@ -75,7 +75,7 @@ final class SystemSlot extends Slot {
     if (shadow == null) {
       return entry.refuse(RuleKind.SYSTEM, rule, 0);
     }
-    shadow.refused(entry);
+    entry.goesOnInShadow(shadow);
     return true;
   }
 }

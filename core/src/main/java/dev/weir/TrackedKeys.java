@@ -23,6 +23,14 @@ import java.util.UUID;
  */
 final class TrackedKeys {
 
+  /** The one key all null keys of a {@code null-key: shared} rule count under; matches no exception value. */
+  static final Object NULL_KEY = new Object() {
+    @Override
+    public String toString() {
+      return "<null key>";
+    }
+  };
+
   /** The longest string key kept as it is. */
   static final int MAX_KEPT_CHARS = 128;
 

@@ -38,7 +38,7 @@ import org.jspecify.annotations.Nullable;
 public final class Weir implements AutoCloseable {
 
   /** The name of the context of calls made outside any {@link ContextScope}. */
-  public static final String DEFAULT_CONTEXT = "weir_default_context";
+  public static final String DEFAULT_CONTEXT = Frame.DEFAULT_CONTEXT;
 
   /** The default estimated heap the keys of one hot-parameter rule may hold: 4 MiB. */
   public static final long DEFAULT_MAX_KEY_BYTES_PER_RULE = 4L << 20;
