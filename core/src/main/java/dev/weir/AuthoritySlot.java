@@ -21,16 +21,16 @@ final class AuthoritySlot extends Slot {
   }
 
   @Override
-  boolean entry(Frame entry) {
-    AuthorityRule[] rules = entry.rules.authority;
+  boolean entry(Frame call) {
+    AuthorityRule[] rules = call.rules.authority;
     for (int i = 0; i < rules.length; i++) {
       AuthorityRule rule = rules[i];
-      if (!rule.permits(entry.origin)) {
-        ShadowRefusals shadow = entry.rules.authorityShadow[i];
+      if (!rule.permits(call.origin)) {
+        ShadowRefusals shadow = call.rules.authorityShadow[i];
         if (shadow == null) {
-          return entry.refuse(RuleKind.AUTHORITY, rule, 0);
+          return call.refuse(RuleKind.AUTHORITY, rule, 0);
         }
-        entry.goesOnInShadow(shadow);
+        call.goesOnInShadow(shadow);
       }
     }
     return true;

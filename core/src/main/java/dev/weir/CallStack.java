@@ -125,8 +125,8 @@ final class CallStack {
       throw new IllegalArgumentException("acquireCount must be at least 1, was " + acquireCount);
     }
     ResourceNode node = nodes.forCall(resource);
-    Frame frame = push(resource, node, type, acquireCount, args, clock.read());
-    return node == null ? frame : run(frame, node);
+    Frame call = push(resource, node, type, acquireCount, args, clock.read());
+    return node == null ? call : run(call, node);
   }
 
   /**
@@ -141,50 +141,50 @@ final class CallStack {
       throw new IllegalArgumentException("acquireCount must be at least 1, was " + acquireCount);
     }
     ResourceNode node = nodes.forCall(resource);
-    Frame frame = new Frame(this);
-    frame.depth = Frame.DETACHED;
-    frame.open(resource, node, type, acquireCount, args, clock.read());
-    return node == null ? frame : run(frame, node);
+    Frame call = new Frame(this);
+    call.depth = Frame.DETACHED;
+    call.open(resource, node, type, acquireCount, args, clock.read());
+    return node == null ? call : run(call, node);
   }
 
   /** Runs the chain of an opened frame; returns it when admitted, else null with the refusal kept. */
-  private @Nullable Frame run(Frame frame, ResourceNode node) {
+  private @Nullable Frame run(Frame call, ResourceNode node) {
     ResourceRules rules = node.rules; // read once: every slot decides against the same rules
-    frame.rules = rules;
+    call.rules = rules;
     boolean admitted;
     try {
-      admitted = rules.chain.enter(frame);
+      admitted = rules.chain.enter(call);
     } catch (RuntimeException | Error e) {
-      discard(frame);
+      discard(call);
       throw e;
     }
     if (!admitted) {
-      keepRefusal(frame);
-      discard(frame);
+      keepRefusal(call);
+      discard(call);
       return null;
     }
-    return frame;
+    return call;
   }
 
   /** Keeps what the refused call's frame recorded, before the frame is released. */
-  private void keepRefusal(Frame frame) {
-    refusedKind = frame.refusedKind();
-    refusedBy = frame.refusedBy();
-    refusedRetryAfterNanos = frame.refusedRetryAfterNanos();
-    refusedResource = frame.resource;
-    refusal = frame.givenRefusal();
+  private void keepRefusal(Frame call) {
+    refusedKind = call.refusedKind();
+    refusedBy = call.refusedBy();
+    refusedRetryAfterNanos = call.refusedRetryAfterNanos();
+    refusedResource = call.resource;
+    refusal = call.givenRefusal();
   }
 
   /** Enters an asynchronous call ({@link #enterDetached}) and returns its handle, or throws its refusal. */
   Entry asyncEntry(String resource, EntryType type, int acquireCount, Object @Nullable [] args, NodeRegistry nodes) {
-    Frame frame;
+    Frame call;
     try {
-      frame = enterDetached(resource, type, acquireCount, args, nodes);
+      call = enterDetached(resource, type, acquireCount, args, nodes);
     } finally {
       leaveIfIdle(); // a detached frame is not on this stack: a virtual thread keeps nothing after it
     }
-    if (frame != null) {
-      return frame;
+    if (call != null) {
+      return call;
     }
     throw takeRefusal();
   }
@@ -194,9 +194,9 @@ final class CallStack {
    * of bytecode, so that it is inlined into its callers: see the comment above {@code Weir.entry}.
    */
   Entry entry(String resource, EntryType type, int acquireCount, Object @Nullable [] args, NodeRegistry nodes) {
-    Frame frame = enter(resource, type, acquireCount, args, nodes);
-    if (frame != null) {
-      return frame;
+    Frame call = enter(resource, type, acquireCount, args, nodes);
+    if (call != null) {
+      return call;
     }
     throw takeRefusal();
   }
@@ -204,9 +204,9 @@ final class CallStack {
   /** Enters a call ({@link #enter}) and returns its handle, or null when refused; the refusal makes no exception. */
   @Nullable Entry tryEntry(String resource, EntryType type, int acquireCount, Object @Nullable [] args,
       NodeRegistry nodes) {
-    Frame frame = enter(resource, type, acquireCount, args, nodes);
-    if (frame != null) {
-      return frame;
+    Frame call = enter(resource, type, acquireCount, args, nodes);
+    if (call != null) {
+      return call;
     }
     forgetRefusal();
     return null;
@@ -218,21 +218,21 @@ final class CallStack {
     if (depth == frames.length) {
       frames = Arrays.copyOf(frames, depth * 2);
     }
-    Frame entry = frames[depth];
-    if (entry == null || !entry.isFree()) {
-      entry = new Frame(this);
-      frames[depth] = entry;
+    Frame call = frames[depth];
+    if (call == null || !call.isFree()) {
+      call = new Frame(this);
+      frames[depth] = call;
     }
-    entry.depth = depth++;
-    entry.open(resource, node, type, acquireCount, args, now);
-    return entry;
+    call.depth = depth++;
+    call.open(resource, node, type, acquireCount, args, now);
+    return call;
   }
 
   /** Takes back the frame of a call that did not start (the top one, unless detached). */
-  private void discard(Frame entry) {
-    entry.release();
-    if (entry.depth != Frame.DETACHED) {
-      depth = entry.depth;
+  private void discard(Frame call) {
+    call.release();
+    if (call.depth != Frame.DETACHED) {
+      depth = call.depth;
       leaveIfIdle();
     }
   }
@@ -267,27 +267,27 @@ final class CallStack {
   }
 
   /**
-   * Closes {@code call} of {@code entry}, as {@linkplain Entry#cancel() cancelled} when
+   * Closes call {@code generation} of {@code entry}, as {@linkplain Entry#cancel() cancelled} when
    * {@code cancelled}; a no-op when that call is closed already.
    */
-  void close(Frame entry, long call, boolean cancelled) {
-    if (entry.depth == Frame.DETACHED || Thread.currentThread() != owner) {
-      entry.finish(call, cancelled);
+  void close(Frame call, long generation, boolean cancelled) {
+    if (call.depth == Frame.DETACHED || Thread.currentThread() != owner) {
+      call.finish(generation, cancelled);
       return;
     }
-    if (!entry.isOpen(call)) {
+    if (!call.isOpen(generation)) {
       return;
     }
-    int at = entry.depth;
+    int at = call.depth;
     if (at == depth - 1) {
-      entry.finish(call, cancelled);
+      call.finish(generation, cancelled);
       depth = at;
       popFreed();
       leaveIfIdle();
       return;
     }
-    if (at >= depth || frames[at] != entry) {
-      entry.finish(call, cancelled); // not on this stack any more; still complete it
+    if (at >= depth || frames[at] != call) {
+      call.finish(generation, cancelled); // not on this stack any more; still complete it
       return;
     }
     String openedLater = null;
@@ -296,12 +296,12 @@ final class CallStack {
         openedLater = frames[i].resource;
       }
     }
-    entry.finish(call, cancelled);
+    call.finish(generation, cancelled);
     depth = at;
     popFreed();
     leaveIfIdle();
     if (openedLater != null) {
-      throw new IllegalStateException("Entry of '" + entry.resource + "' closed while the entry of '" + openedLater
+      throw new IllegalStateException("Entry of '" + call.resource + "' closed while the entry of '" + openedLater
           + "', opened after it on the same thread, was still open; both are closed now. Close entries in the"
           + " reverse order of opening (try-with-resources does).");
     }

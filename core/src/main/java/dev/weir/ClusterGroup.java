@@ -88,32 +88,32 @@ final class ClusterGroup {
   }
 
   /** Decides the call for every rule of the group; false, with the refusal recorded in the frame, when one refuses. */
-  boolean enter(Frame entry) {
-    int permits = entry.acquireCount;
-    long now = entry.startNanos;
+  boolean enter(Frame call) {
+    int permits = call.acquireCount;
+    long now = call.startNanos;
     ClusterDecision decision = guard.decide(counter, permits, now);
     if (decision != null) {
       if (decision.admitted()) {
         return true; // counted in the store; like a single cluster rule's, never given back there
       }
       FlowRule by = rules[Math.min(decision.refusedBy(), rules.length - 1)];
-      return entry.refuse(RuleKind.FLOW, by, TimeUnit.MILLISECONDS.toNanos(decision.retryAfterMillis()));
+      return call.refuse(RuleKind.FLOW, by, TimeUnit.MILLISECONDS.toNanos(decision.retryAfterMillis()));
     }
     switch (guard.fallback) {
       case ALLOW -> {
         return true;
       }
       case DENY -> {
-        return entry.refuse(RuleKind.FLOW, rules[0], 0);
+        return call.refuse(RuleKind.FLOW, rules[0], 0);
       }
       default -> {
         for (int i = 0; i < limiters.length; i++) {
           FlowLimiter local = limiters[i].fallbackLimiter();
           long result = local.tryAcquire(permits, now);
           if (result < 0) {
-            return entry.refuse(RuleKind.FLOW, rules[i], FlowLimiter.retryAfterNanos(result));
+            return call.refuse(RuleKind.FLOW, rules[i], FlowLimiter.retryAfterNanos(result));
           }
-          entry.hold(local, result);
+          call.hold(local, result);
         }
         return true;
       }

@@ -38,43 +38,43 @@ final class DegradeSlot extends Slot {
   }
 
   @Override
-  boolean entry(Frame entry) {
-    CircuitBreaker[] breakers = entry.rules.breakers;
-    entry.breakers = breakers;
+  boolean entry(Frame call) {
+    CircuitBreaker[] breakers = call.rules.breakers;
+    call.breakers = breakers;
     for (CircuitBreaker breaker : breakers) {
-      long verdict = breaker.tryPass(entry.startNanos);
+      long verdict = breaker.tryPass(call.startNanos);
       if (verdict < 0) {
         ShadowRefusals shadow = breaker.shadow;
         if (shadow == null) {
-          entry.refuseProbes(entry.startNanos);
-          return entry.refuse(RuleKind.DEGRADE, breaker.rule, FlowLimiter.retryAfterNanos(verdict));
+          call.refuseProbes(call.startNanos);
+          return call.refuse(RuleKind.DEGRADE, breaker.rule, FlowLimiter.retryAfterNanos(verdict));
         }
-        entry.goesOnInShadow(shadow);
-        entry.passedOpen(breaker);
+        call.goesOnInShadow(shadow);
+        call.passedOpen(breaker);
         continue;
       }
       if (verdict == CircuitBreaker.PROBE) {
-        entry.addProbe(breaker);
+        call.addProbe(breaker);
       }
     }
     return true;
   }
 
   @Override
-  void blocked(Frame entry) {
-    entry.refuseProbes(clock.read());
+  void blocked(Frame call) {
+    call.refuseProbes(clock.read());
   }
 
   @Override
-  void exit(Frame entry) {
-    boolean failed = entry.error != null;
-    boolean unknown = entry.cancelled && !failed; // a cancel after a recorded error is a failure
-    for (CircuitBreaker breaker : entry.breakers) {
-      if (entry.passedOpenCount == 0 || entry.completesFor(breaker)) {
+  void exit(Frame call) {
+    boolean failed = call.error != null;
+    boolean unknown = call.cancelled && !failed; // a cancel after a recorded error is a failure
+    for (CircuitBreaker breaker : call.breakers) {
+      if (call.passedOpenCount == 0 || call.completesFor(breaker)) {
         if (unknown) {
-          breaker.onCancelled(entry.startNanos, entry.endNanos, entry.isProbe(breaker));
+          breaker.onCancelled(call.startNanos, call.endNanos, call.isProbe(breaker));
         } else {
-          breaker.onComplete(entry.startNanos, entry.endNanos, failed, entry.isProbe(breaker));
+          breaker.onComplete(call.startNanos, call.endNanos, failed, call.isProbe(breaker));
         }
       }
     }

@@ -33,36 +33,36 @@ final class FlowSlot extends Slot {
   }
 
   @Override
-  boolean entry(Frame entry) {
-    FlowRuleSet set = entry.rules.flow;
+  boolean entry(Frame call) {
+    FlowRuleSet set = call.rules.flow;
     FlowRuleState[] states = set.states;
     ClusterGroup group = set.clusterGroup;
     for (int i = 0; i < states.length; i++) {
       FlowRuleState state = states[i];
       if (group != null && group.members[i]) {
         // The group is decided at its first rule's place, for all its rules at once.
-        if (i == group.first && !group.enter(entry)) {
+        if (i == group.first && !group.enter(call)) {
           return false;
         }
         continue;
       }
-      FlowLimiter limiter = state.select(entry.contextName, entry.origin, set.namedOrigins);
+      FlowLimiter limiter = state.select(call.contextName, call.origin, set.namedOrigins);
       if (limiter == null) {
         continue;
       }
       ShadowRefusals shadow = state.shadow;
-      long result = shadow == null ? limiter.tryAcquire(entry.acquireCount, entry.startNanos)
-          : limiter.tryAcquireWithoutWaiting(entry.acquireCount, entry.startNanos);
+      long result = shadow == null ? limiter.tryAcquire(call.acquireCount, call.startNanos)
+          : limiter.tryAcquireWithoutWaiting(call.acquireCount, call.startNanos);
       if (result >= 0) {
-        entry.hold(limiter, result);
+        call.hold(limiter, result);
       } else if (shadow == null) {
-        return entry.refuse(RuleKind.FLOW, state.rule, FlowLimiter.retryAfterNanos(result));
+        return call.refuse(RuleKind.FLOW, state.rule, FlowLimiter.retryAfterNanos(result));
       } else {
-        entry.goesOnInShadow(shadow);
+        call.goesOnInShadow(shadow);
       }
     }
     if (set.waits) {
-      entry.startNanos = clock.read(); // a queued call's response time starts when its slot comes
+      call.startNanos = clock.read(); // a queued call's response time starts when its slot comes
     }
     return true;
   }

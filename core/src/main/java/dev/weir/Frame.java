@@ -123,14 +123,14 @@ final class Frame extends Entry implements Invocation {
     STATE.setRelease(this, (state & ~PHASE) + ONE_CALL | OPEN);
   }
 
-  /** The current call of this frame, for an {@link Entry} to name it. */
-  long call() {
+  /** The generation of the current call of this frame: how many calls it has carried, as its state holds it. */
+  long generation() {
     return state & ~PHASE;
   }
 
-  /** True while {@code call} of this frame is open. */
-  boolean isOpen(long call) {
-    return state == (call | OPEN);
+  /** True while {@code generation} of this frame is open. */
+  boolean isOpen(long generation) {
+    return state == (generation | OPEN);
   }
 
   void hold(FlowLimiter limiter, long token) {
@@ -250,8 +250,8 @@ final class Frame extends Entry implements Invocation {
    * call's own generation, so a late close can never finish a later call). {@code cancelled}: the
    * call ends by {@link Entry#cancel()}, which the winner of the CAS alone records.
    */
-  boolean finish(long call, boolean cancelled) {
-    if (!STATE.compareAndSet(this, call | OPEN, call | CLOSING)) {
+  boolean finish(long generation, boolean cancelled) {
+    if (!STATE.compareAndSet(this, generation | OPEN, generation | CLOSING)) {
       return false;
     }
     try {
@@ -266,7 +266,7 @@ final class Frame extends Entry implements Invocation {
 
   /** Finishes the current call if it is open; for the owner closing frames above a closed one. */
   boolean finish() {
-    return finish(call(), false);
+    return finish(generation(), false);
   }
 
   /**
@@ -306,7 +306,7 @@ final class Frame extends Entry implements Invocation {
       passedOpen[i] = null;
     }
     passedOpenCount = 0;
-    STATE.setRelease(this, call() | FREE);
+    STATE.setRelease(this, generation() | FREE);
   }
 
   /**
@@ -386,12 +386,12 @@ final class Frame extends Entry implements Invocation {
 
   @Override
   public void close() {
-    stack.close(this, call(), false);
+    stack.close(this, generation(), false);
   }
 
   @Override
   public void cancel() {
-    stack.close(this, call(), true);
+    stack.close(this, generation(), true);
   }
 
   @Override

@@ -33,46 +33,46 @@ final class ParamFlowSlot extends Slot {
   }
 
   @Override
-  boolean entry(Frame entry) {
+  boolean entry(Frame call) {
     boolean waits = false;
-    for (ParamFlowRuleState state : entry.rules.paramFlow) {
-      Object argument = state.argument(entry.args);
+    for (ParamFlowRuleState state : call.rules.paramFlow) {
+      Object argument = state.argument(call.args);
       if (argument == ParamFlowRuleState.ABSENT) {
         continue;
       }
       waits |= state.waits();
-      int mark = entry.heldCount;
-      if (!checkArgument(entry, state, argument)) {
+      int mark = call.heldCount;
+      if (!checkArgument(call, state, argument)) {
         ShadowRefusals shadow = state.shadow;
         if (shadow == null) {
           return false;
         }
-        entry.forgetRefusal();
-        entry.refundHeldFrom(mark);
-        entry.goesOnInShadow(shadow);
+        call.forgetRefusal();
+        call.refundHeldFrom(mark);
+        call.goesOnInShadow(shadow);
       }
     }
     if (waits) {
-      entry.startNanos = clock.read();
+      call.startNanos = clock.read();
     }
     return true;
   }
 
   /** Checks every element of {@code argument} (or the argument itself); false at the first refused one. */
-  private static boolean checkArgument(Frame entry, ParamFlowRuleState state, @Nullable Object argument) {
+  private static boolean checkArgument(Frame call, ParamFlowRuleState state, @Nullable Object argument) {
     if (!ParamFlowRuleState.isMany(argument)) {
-      return check(entry, state, argument);
+      return check(call, state, argument);
     }
     if (argument instanceof Collection<?> elements) {
       for (Object element : elements) {
-        if (!check(entry, state, element)) {
+        if (!check(call, state, element)) {
           return false;
         }
       }
     } else {
       int length = Array.getLength(argument);
       for (int i = 0; i < length; i++) {
-        if (!check(entry, state, Array.get(argument, i))) {
+        if (!check(call, state, Array.get(argument, i))) {
           return false;
         }
       }
@@ -80,21 +80,21 @@ final class ParamFlowSlot extends Slot {
     return true;
   }
 
-  private static boolean check(Frame entry, ParamFlowRuleState state, @Nullable Object value) {
+  private static boolean check(Frame call, ParamFlowRuleState state, @Nullable Object value) {
     Object key = state.counted(value);
     if (key == null) {
       return true;
     }
     if (key == ParamFlowRuleState.DENIED) {
-      return entry.refuse(RuleKind.PARAM_FLOW, state.rule, 0);
+      return call.refuse(RuleKind.PARAM_FLOW, state.rule, 0);
     }
     FlowLimiter limiter = state.limiterFor(key);
-    long result = state.shadow == null ? limiter.tryAcquire(entry.acquireCount, entry.startNanos)
-        : limiter.tryAcquireWithoutWaiting(entry.acquireCount, entry.startNanos);
+    long result = state.shadow == null ? limiter.tryAcquire(call.acquireCount, call.startNanos)
+        : limiter.tryAcquireWithoutWaiting(call.acquireCount, call.startNanos);
     if (result < 0) {
-      return entry.refuse(RuleKind.PARAM_FLOW, state.rule, FlowLimiter.retryAfterNanos(result));
+      return call.refuse(RuleKind.PARAM_FLOW, state.rule, FlowLimiter.retryAfterNanos(result));
     }
-    entry.hold(limiter, result);
+    call.hold(limiter, result);
     return true;
   }
 }

@@ -24,34 +24,34 @@ final class StatisticSlot extends Slot {
   }
 
   @Override
-  void admitted(Frame entry) {
-    long now = entry.startNanos;
-    int count = entry.acquireCount;
-    entry.node.onPass(now, count);
-    if (entry.entryType == EntryType.IN) {
+  void admitted(Frame call) {
+    long now = call.startNanos;
+    int count = call.acquireCount;
+    call.node.onPass(now, count);
+    if (call.entryType == EntryType.IN) {
       inbound.onPass(now, count);
     }
   }
 
   @Override
-  void blocked(Frame entry) {
-    long now = entry.startNanos;
-    int count = entry.acquireCount;
-    RuleKind kind = entry.refusedKind();
-    entry.node.onBlock(now, count, kind);
-    if (entry.entryType == EntryType.IN) {
+  void blocked(Frame call) {
+    long now = call.startNanos;
+    int count = call.acquireCount;
+    RuleKind kind = call.refusedKind();
+    call.node.onBlock(now, count, kind);
+    if (call.entryType == EntryType.IN) {
       inbound.onBlock(now, count, kind);
     }
   }
 
   @Override
-  void exit(Frame entry) {
-    long now = entry.endNanos;
-    long rt = Math.max(0L, now - entry.startNanos);
-    int count = entry.acquireCount;
-    boolean error = entry.error != null;
-    entry.node.onComplete(now, rt, count, error);
-    if (entry.entryType == EntryType.IN) {
+  void exit(Frame call) {
+    long now = call.endNanos;
+    long rt = Math.max(0L, now - call.startNanos);
+    int count = call.acquireCount;
+    boolean error = call.error != null;
+    call.node.onComplete(now, rt, count, error);
+    if (call.entryType == EntryType.IN) {
       inbound.onComplete(now, rt, count, error);
     }
   }

@@ -29,28 +29,28 @@ final class SystemSlot extends Slot {
   }
 
   @Override
-  boolean entry(Frame entry) {
-    if (entry.entryType != EntryType.IN) {
+  boolean entry(Frame call) {
+    if (call.entryType != EntryType.IN) {
       return true;
     }
     SystemRule rule = system.rule();
     StatisticNode inbound = system.inbound;
-    long now = entry.startNanos;
-    if (rule.maxQps() != null && inbound.passQps(now) + entry.acquireCount > rule.maxQps()) {
-      return refuse(entry, rule);
+    long now = call.startNanos;
+    if (rule.maxQps() != null && inbound.passQps(now) + call.acquireCount > rule.maxQps()) {
+      return refuse(call, rule);
     }
     long inside = inbound.activeCalls();
     if (rule.maxThreads() != null && inside >= rule.maxThreads()) {
-      return refuse(entry, rule);
+      return refuse(call, rule);
     }
     if (rule.maxAvgRt() != null && inbound.avgRtMillis(now) * 1e6 > rule.maxAvgRt().toNanos()) {
-      return refuse(entry, rule);
+      return refuse(call, rule);
     }
     if (rule.maxLoad() != null && system.load() > rule.maxLoad() && overCapacity(inbound, inside, now)) {
-      return refuse(entry, rule);
+      return refuse(call, rule);
     }
     if (rule.maxCpuUsage() != null && system.cpuUsage() > rule.maxCpuUsage()) {
-      return refuse(entry, rule);
+      return refuse(call, rule);
     }
     return true;
   }
@@ -70,12 +70,12 @@ final class SystemSlot extends Slot {
   }
 
   /** Refuses the call, or, for a rule in shadow mode, counts what it would refuse and lets it go on. */
-  private boolean refuse(Frame entry, SystemRule rule) {
+  private boolean refuse(Frame call, SystemRule rule) {
     ShadowRefusals shadow = rule.shadow() ? system.shadow() : null;
     if (shadow == null) {
-      return entry.refuse(RuleKind.SYSTEM, rule, 0);
+      return call.refuse(RuleKind.SYSTEM, rule, 0);
     }
-    entry.goesOnInShadow(shadow);
+    call.goesOnInShadow(shadow);
     return true;
   }
 }
