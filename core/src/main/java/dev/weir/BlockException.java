@@ -40,7 +40,7 @@ public abstract sealed class BlockException extends RuntimeException
   }
 
   /** Makes the exception of a refusal of {@code resource} by {@code rule}, of {@code kind}. */
-  static BlockException of(RuleKind kind, String resource, @Nullable Rule rule, long retryAfterNanos) {
+  public static BlockException of(RuleKind kind, String resource, @Nullable Rule rule, long retryAfterNanos) {
     return switch (kind) {
       case FLOW -> new FlowException(resource, (FlowRule) rule, retryAfterNanos);
       case DEGRADE -> new DegradeException(resource, rule, retryAfterNanos);

@@ -2,6 +2,7 @@ package dev.weir;
 
 import dev.weir.cluster.ClusterOptions;
 import dev.weir.cluster.FallbackReason;
+import dev.weir.internal.cluster.ClusterGuard;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 

@@ -1,5 +1,6 @@
 package dev.weir;
 
+import dev.weir.internal.call.CallStack;
 /**
  * A named context with a caller origin, active on the thread that entered it until closed. Calls
  * made inside are attributed to it: {@code chain} rules match its name, {@code limit-app} and

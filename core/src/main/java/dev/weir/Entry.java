@@ -39,8 +39,8 @@ import org.jspecify.annotations.Nullable;
  */
 public abstract class Entry implements AutoCloseable {
 
-  /** For the engine's call state only. */
-  Entry() {
+  /** For the engine's call state only: entries are made by the engine. */
+  protected Entry() {
   }
 
   /**
@@ -87,10 +87,4 @@ public abstract class Entry implements AutoCloseable {
 
   /** True until the call is closed. */
   public abstract boolean isOpen();
-
-  /** Whether this open call is {@code breaker}'s probe; for tests. */
-  abstract boolean isProbe(CircuitBreaker breaker);
-
-  /** The engine reading this call is timed from; for tests. */
-  abstract long startNanos();
 }

@@ -1,5 +1,6 @@
 package dev.weir;
 
+import dev.weir.internal.call.RuleBook;
 import dev.weir.rule.ControlBehavior;
 import dev.weir.rule.FlowGrade;
 import dev.weir.rule.FlowRule;

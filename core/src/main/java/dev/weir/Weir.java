@@ -2,6 +2,25 @@ package dev.weir;
 
 import dev.weir.cluster.ClusterClient;
 import dev.weir.cluster.ClusterOptions;
+import dev.weir.internal.call.AuthoritySlot;
+import dev.weir.internal.call.Call;
+import dev.weir.internal.call.CallStack;
+import dev.weir.internal.call.CustomSlot;
+import dev.weir.internal.call.DegradeSlot;
+import dev.weir.internal.call.FlowSlot;
+import dev.weir.internal.call.Listeners;
+import dev.weir.internal.call.NodeRegistry;
+import dev.weir.internal.call.Overflow;
+import dev.weir.internal.call.ParamFlowSlot;
+import dev.weir.internal.call.Quotas;
+import dev.weir.internal.call.ResourceNode;
+import dev.weir.internal.call.RuleBook;
+import dev.weir.internal.call.Slot;
+import dev.weir.internal.call.StatisticSlot;
+import dev.weir.internal.call.SystemProtection;
+import dev.weir.internal.call.SystemSlot;
+import dev.weir.internal.cluster.ClusterGuard;
+import dev.weir.internal.time.EngineClock;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.SystemRule;
 import dev.weir.spi.ProcessorSlot;
@@ -38,11 +57,10 @@ import org.jspecify.annotations.Nullable;
 public final class Weir implements AutoCloseable {
 
   /** The name of the context of calls made outside any {@link ContextScope}. */
-  public static final String DEFAULT_CONTEXT = Frame.DEFAULT_CONTEXT;
+  public static final String DEFAULT_CONTEXT = Call.DEFAULT_CONTEXT;
 
   /** The default estimated heap the keys of one hot-parameter rule may hold: 4 MiB. */
   public static final long DEFAULT_MAX_KEY_BYTES_PER_RULE = 4L << 20;
-
 
   private final EngineClock clock;
   private final Overflow overflow;

@@ -4,13 +4,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Small helpers to drive calls in tests. */
-final class Calls {
+public final class Calls {
 
   private Calls() {
   }
 
   /** Tries {@code attempts} calls of {@code resource}, closing each admitted one; returns the admitted count. */
-  static int admitted(Weir weir, String resource, int attempts) {
+  public static int admitted(Weir weir, String resource, int attempts) {
     int admitted = 0;
     for (int i = 0; i < attempts; i++) {
       try (Entry entry = weir.entry(resource)) {
@@ -23,7 +23,7 @@ final class Calls {
   }
 
   /** Tries one call; returns the refusal, or null when admitted (and closed). */
-  static BlockException tryOnce(Weir weir, String resource) {
+  public static BlockException tryOnce(Weir weir, String resource) {
     try (Entry entry = weir.entry(resource)) {
       return null;
     } catch (BlockException blocked) {

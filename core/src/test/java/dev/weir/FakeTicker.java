@@ -4,17 +4,17 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** A ticker the test drives, and a sleeper that advances it instead of waiting. */
-final class FakeTicker implements Ticker, Sleeper {
+public final class FakeTicker implements Ticker, Sleeper {
 
   private final AtomicLong nanos;
   private final AtomicLong slept = new AtomicLong();
 
-  FakeTicker() {
+  public FakeTicker() {
     // Deliberately far from zero and negative: engines must not assume nanoTime starts at 0.
     this(-7_777_777_777_777L);
   }
 
-  FakeTicker(long start) {
+  public FakeTicker(long start) {
     this.nanos = new AtomicLong(start);
   }
 
@@ -23,15 +23,15 @@ final class FakeTicker implements Ticker, Sleeper {
     return nanos.get();
   }
 
-  void advance(Duration duration) {
+  public void advance(Duration duration) {
     nanos.addAndGet(duration.toNanos());
   }
 
-  void advanceNanos(long delta) {
+  public void advanceNanos(long delta) {
     nanos.addAndGet(delta);
   }
 
-  void set(long value) {
+  public void set(long value) {
     nanos.set(value);
   }
 
@@ -42,7 +42,7 @@ final class FakeTicker implements Ticker, Sleeper {
     this.nanos.addAndGet(nanos);
   }
 
-  long totalSleptNanos() {
+  public long totalSleptNanos() {
     return slept.get();
   }
 }

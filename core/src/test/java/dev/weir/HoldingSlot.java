@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * limiters with a reading older than everything the test did meanwhile, as a descheduled thread
  * does on a real machine.
  */
-final class HoldingSlot extends ProcessorSlot {
+public final class HoldingSlot extends ProcessorSlot {
 
   private volatile @Nullable Thread target;
   private final CountDownLatch reached = new CountDownLatch(1);
@@ -37,7 +37,7 @@ final class HoldingSlot extends ProcessorSlot {
   }
 
   /** A call started on another thread and held after reading the clock. */
-  final class Held<T> {
+  public final class Held<T> {
     private final Thread thread;
     private final AtomicReference<T> result = new AtomicReference<>();
 
@@ -49,7 +49,7 @@ final class HoldingSlot extends ProcessorSlot {
     }
 
     /** Lets the held call go on and returns what it returned. */
-    T release() {
+    public T release() {
       HoldingSlot.this.release.countDown();
       try {
         thread.join(TimeUnit.SECONDS.toMillis(10));
@@ -64,7 +64,7 @@ final class HoldingSlot extends ProcessorSlot {
   }
 
   /** Starts {@code call} on a new thread and returns once it has read the clock and is held. */
-  <T> Held<T> hold(Supplier<T> call) {
+  public <T> Held<T> hold(Supplier<T> call) {
     return new Held<>(call);
   }
 

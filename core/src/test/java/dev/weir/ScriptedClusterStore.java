@@ -18,9 +18,9 @@ import java.util.function.IntPredicate;
  * A stand-in for the cluster store, which is outside Weir (Redis in production): it counts in
  * memory per limit, or fails, throws or never answers, as the test scripts it.
  */
-final class ScriptedClusterStore implements ClusterClient {
+public final class ScriptedClusterStore implements ClusterClient {
 
-  enum Mode {
+  public enum Mode {
     /** Admits while the limit's count holds, refusing with {@link #retryAfterMillis}. */
     COUNT,
     /** Answers with a failed future. */
@@ -31,16 +31,16 @@ final class ScriptedClusterStore implements ClusterClient {
     HANG
   }
 
-  volatile Mode mode = Mode.COUNT;
+  public volatile Mode mode = Mode.COUNT;
   /** Acquires (numbered from 1) that fail whatever the mode. */
   volatile IntPredicate failing = n -> false;
   volatile long retryAfterMillis = 250;
   /** What {@link #liveInstances()} answers, as a store that instances announce themselves to would. */
-  volatile int liveInstances;
+  public volatile int liveInstances;
 
   final List<ClusterLimit> limits = new CopyOnWriteArrayList<>();
-  final AtomicInteger acquires = new AtomicInteger();
-  final Queue<CompletableFuture<ClusterDecision>> hanging = new ConcurrentLinkedQueue<>();
+  public final AtomicInteger acquires = new AtomicInteger();
+  public final Queue<CompletableFuture<ClusterDecision>> hanging = new ConcurrentLinkedQueue<>();
   private final Map<List<Object>, long[]> counts = new ConcurrentHashMap<>();
 
   @Override
@@ -66,7 +66,7 @@ final class ScriptedClusterStore implements ClusterClient {
   }
 
   /** The per-key limits asked for, in order. */
-  final List<dev.weir.cluster.ClusterKeyLimit> keyLimits = new CopyOnWriteArrayList<>();
+  public final List<dev.weir.cluster.ClusterKeyLimit> keyLimits = new CopyOnWriteArrayList<>();
 
   /** Counts each key in memory as {@link Mode#COUNT} counts a limit (no refill), or fails as scripted. */
   @Override
@@ -89,9 +89,9 @@ final class ScriptedClusterStore implements ClusterClient {
   }
 
   /** Whether {@link #counterOfAll} combines limits (else it answers null, as a store that cannot). */
-  volatile boolean combining;
+  public volatile boolean combining;
   /** The limits of each combined counter made. */
-  final List<List<ClusterLimit>> combined = new CopyOnWriteArrayList<>();
+  public final List<List<ClusterLimit>> combined = new CopyOnWriteArrayList<>();
   /** Round trips of combined counters. */
   final AtomicInteger combinedAcquires = new AtomicInteger();
 

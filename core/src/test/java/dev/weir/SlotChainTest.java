@@ -13,15 +13,15 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
-class SlotChainTest {
+public class SlotChainTest {
 
   /** Records what it sees; when it denies, refuses calls whose first argument is "deny". */
-  static final class RecordingSlot extends ProcessorSlot {
+  public static final class RecordingSlot extends ProcessorSlot {
     final List<String> events = new ArrayList<>();
     private final int order;
     private final boolean denies;
 
-    RecordingSlot(int order, boolean denies) {
+    public RecordingSlot(int order, boolean denies) {
       this.order = order;
       this.denies = denies;
     }

@@ -2,6 +2,8 @@ package dev.weir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.weir.internal.call.CallStack;
+import dev.weir.internal.call.RecordingClock;
 import dev.weir.rule.FlowRule;
 import dev.weir.rule.RuleSet;
 import java.lang.ref.WeakReference;
@@ -16,10 +18,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.condition.EnabledForJreRange;
-import org.junit.jupiter.api.condition.JRE;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
 
 /**
  * Limits hold with virtual threads, and a virtual thread keeps nothing of the engine after its
@@ -32,7 +34,6 @@ import org.junit.jupiter.api.Timeout;
     disabledReason = "virtual threads need JDK 21+; the build's virtual-threads profile runs this on Temurin 25")
 @Timeout(60)
 class VirtualThreadTest {
-
 
   private static ExecutorService virtualThreadPerTask() throws ReflectiveOperationException {
     return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);

@@ -1,0 +1,233 @@
+package dev.weir.internal.cluster;
+
+import dev.weir.CircuitState;
+import dev.weir.cluster.ClusterClient;
+import dev.weir.cluster.ClusterCounter;
+import dev.weir.cluster.ClusterDecision;
+import dev.weir.cluster.ClusterFallback;
+import dev.weir.cluster.ClusterOptions;
+import dev.weir.cluster.FallbackReason;
+import dev.weir.internal.limit.Circuit;
+import dev.weir.internal.limit.ConcurrencyLimiter;
+import dev.weir.internal.time.EngineClock;
+import dev.weir.internal.time.EngineLog;
+import java.lang.System.Logger.Level;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The failure policy between an engine and its {@link ClusterClient}, shared by every cluster-mode
+ * rule of the engine (they all depend on the one store).
+ *
+ * <p>One decision: (1) while the breaker is open the store is not asked; (2) at most
+ * {@code maxInFlight} decisions may be outstanding, counted from the request until the future
+ * completes (answered, failed, or cancelled at the deadline), so a burst of callers against a slow
+ * store sends a bounded number of commands and the others fall back at once; a store that hangs
+ * for longer gets at most {@code failureThreshold} timed-out commands (plus those of callers already
+ * waiting) before the breaker opens, then one probe per {@code openDuration}; (3) the caller waits on the future for at most
+ * {@code timeout}, on its own thread, so no thread or queue is added by the engine. A missed deadline
+ * is a failure and is not retried; the future is cancelled, so that a client can drop a command it
+ * has not sent yet. One already sent may still run on the store, which can only count a call that
+ * was decided locally, never lose one.
+ *
+ * <p>The breaker is a {@link Circuit}, the same state machine as a degrade rule's breaker (see
+ * there for the protocol); what the guard judges stays here. {@code failureThreshold} consecutive
+ * failures of calls of one closed period open it for {@code openDuration} of the engine's ticker
+ * (the count of failures in a row rides in the circuit's CLOSED phase, so each close starts it at
+ * 0). The first call after that is the only probe (a CAS from OPEN to HALF_OPEN); its success
+ * closes the breaker, its failure opens it again, and a probe that found the in-flight bound
+ * reached opens it again too. A probe whose caller is interrupted before an answer is handed back:
+ * the breaker is open with its period over, and the next call probes.
+ *
+ * <p>What the shared machine adds to the guard (documented, and tested in
+ * {@code ClusterGuardCircuitTest}):
+ * <ul>
+ *   <li>A probe timeout of {@code openDuration + timeout}: the probe's caller gives up on the store
+ *       after {@code timeout}, so a probe still outstanding an open period later is lost (a client
+ *       whose {@code acquire} blocks, an {@link Error} out of the caller); it counts as failed and
+ *       the next call probes, instead of leaving the breaker half-open for ever. Probes are stamped
+ *       with their call's reading, so the lost probe's late outcome decides nothing.
+ *   <li>A failure counts in the closed period its call started in: a call that started before the
+ *       breaker opened and fails after a probe closed it again (a deadline longer than the open
+ *       duration) does not count towards opening the new period. When {@code openDuration} is
+ *       below {@link Circuit#HORIZON_STEP_NANOS} such a straggler may still count, as every
+ *       failure did before.
+ *   <li>A late reading is decided at the circuit's horizon: as before it never probes before the
+ *       open period ends, and now, like a punctual one, it may probe once the horizon shows the
+ *       period over.
+ * </ul>
+ */
+public final class ClusterGuard {
+
+  private static final System.Logger LOG = System.getLogger(EngineLog.NAME);
+  private static final FallbackReason[] REASONS = FallbackReason.values();
+
+  public final ClusterClient client;
+  public final ClusterFallback fallback;
+  private final EngineClock clock;
+  private final long timeoutNanos;
+  private final long openNanos;
+  private final int failureThreshold;
+  private final int maxInFlight;
+
+  /** The breaker; each closed period carries its count of consecutive failures. */
+  private final Circuit<AtomicInteger> circuit;
+  /**
+   * The decisions in flight, bounded by {@code maxInFlight}: a place is taken only below the bound
+   * (the threads limiter's CAS, which jcstress covers), so the count never reads above it.
+   */
+  private final ConcurrencyLimiter inFlight;
+  private final BiConsumer<Object, Throwable> completed;
+
+  public final LongAdder admitted = new LongAdder();
+  public final LongAdder blocked = new LongAdder();
+  private final LongAdder[] fallbacks = new LongAdder[REASONS.length];
+  public final LongAdder latencyCount = new LongAdder();
+  public final LongAdder latencyNanos = new LongAdder();
+  private volatile @Nullable String lastFailure;
+
+  public ClusterGuard(ClusterClient client, ClusterOptions options, EngineClock clock) {
+    this.client = client;
+    this.fallback = options.fallback();
+    this.clock = clock;
+    this.timeoutNanos = options.timeout().toNanos();
+    this.openNanos = options.openDuration().toNanos();
+    this.failureThreshold = options.failureThreshold();
+    this.maxInFlight = options.maxInFlight();
+    this.inFlight = new ConcurrencyLimiter(maxInFlight);
+    this.completed = (result, failure) -> inFlight.release(1);
+    for (int i = 0; i < fallbacks.length; i++) {
+      fallbacks[i] = new LongAdder();
+    }
+    this.circuit = new Circuit<>(openNanos, probeTimeoutNanos(options), AtomicInteger::new, this::transition);
+  }
+
+  /** The probe timeout: one open period past the probe's own deadline; see the class comment. */
+  static long probeTimeoutNanos(ClusterOptions options) {
+    return options.openDuration().toNanos() + options.timeout().toNanos();
+  }
+
+  /** Logs the transitions the guard always logged: opening after failures in a row, and closing. */
+  private void transition(CircuitState from, CircuitState to, String reason) {
+    if (from == CircuitState.CLOSED && to == CircuitState.OPEN) {
+      LOG.log(Level.WARNING, "Cluster store {0} failed {1} times in a row ({2}): cluster-mode rules fall back to "
+          + "{3} for {4} ms, then one call probes the store", client.description(), failureThreshold, lastFailure,
+          fallback.name().toLowerCase(java.util.Locale.ROOT), TimeUnit.NANOSECONDS.toMillis(openNanos));
+    } else if (to == CircuitState.CLOSED) {
+      LOG.log(Level.INFO, "Cluster store {0} answers again: cluster-mode rules are counted there again",
+          client.description());
+    }
+  }
+
+  /**
+   * Asks the store; returns its decision, or null when the fallback must decide (the reason is
+   * counted). Never throws what the client throws.
+   */
+  public @Nullable ClusterDecision decide(ClusterCounter counter, int permits, long now) {
+    long verdict = circuit.tryPass(now);
+    if (verdict < 0) {
+      return fellBack(FallbackReason.BREAKER_OPEN);
+    }
+    boolean probe = verdict == Circuit.PROBE; // stamped with now
+    if (inFlight.tryAcquire(1, now) < 0) {
+      if (probe) {
+        circuit.probeFailed(now, clock.read(), "probe found " + maxInFlight + " decisions in flight");
+      }
+      return fellBack(FallbackReason.SATURATED);
+    }
+    long start = System.nanoTime();
+    CompletableFuture<ClusterDecision> future;
+    try {
+      future = counter.acquire(permits);
+      future.whenComplete(completed);
+    } catch (RuntimeException | Error e) {
+      inFlight.release(1);
+      return failed(FallbackReason.ERROR, e, now, probe);
+    }
+    ClusterDecision decision;
+    try {
+      decision = future.get(timeoutNanos, TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      future.cancel(false); // lets the client drop a command it has not sent yet
+      return failed(FallbackReason.TIMEOUT, null, now, probe);
+    } catch (ExecutionException e) {
+      return failed(FallbackReason.ERROR, e.getCause() == null ? e : e.getCause(), now, probe);
+    } catch (CancellationException e) {
+      return failed(FallbackReason.ERROR, e, now, probe);
+    } catch (InterruptedException e) {
+      // Not the store's fault: restore the flag, fall back, and leave the breaker as it was.
+      Thread.currentThread().interrupt();
+      if (probe) {
+        circuit.probeHandedBack(now, "probe's caller interrupted"); // the next call probes
+      }
+      return fellBack(FallbackReason.ERROR);
+    }
+    latencyNanos.add(System.nanoTime() - start);
+    latencyCount.increment();
+    succeeded(now, probe);
+    (decision.admitted() ? admitted : blocked).increment();
+    return decision;
+  }
+
+  /** The store answered the call that started at {@code start} (the probe's stamp if {@code probe}). */
+  private void succeeded(long start, boolean probe) {
+    if (probe) {
+      // Closing starts a new period with its own count at 0; a stale probe decides nothing.
+      circuit.probeSucceeded(start, clock.read(), "probe answered");
+      return;
+    }
+    // The reset is not atomic with other calls' increments (a failure between the read and the
+    // write is forgotten): a success only ever lowers the count, never opens the breaker.
+    Circuit.Phase<AtomicInteger> period = circuit.closedPeriod(start);
+    if (period != null && period.window().get() != 0) {
+      period.window().set(0);
+    }
+  }
+
+  private @Nullable ClusterDecision failed(FallbackReason reason, @Nullable Throwable cause, long start,
+      boolean probe) {
+    lastFailure = cause == null ? "no answer within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + "ms"
+        : cause.getClass().getSimpleName() + ": " + cause.getMessage();
+    long now = clock.read();
+    if (probe) {
+      circuit.probeFailed(start, now, "probe failed");
+    } else {
+      // Counted in the closed period the call started in; the trip is a CAS from that period, so
+      // of the calls that reach the threshold together one opens it, and a period that ended
+      // meanwhile is not opened again.
+      Circuit.Phase<AtomicInteger> period = circuit.closedPeriod(start);
+      if (period != null && period.window().incrementAndGet() >= failureThreshold) {
+        circuit.trip(period, now, failureThreshold + " failures in a row");
+      }
+    }
+    return fellBack(reason);
+  }
+
+  private @Nullable ClusterDecision fellBack(FallbackReason reason) {
+    fallbacks[reason.ordinal()].increment();
+    return null;
+  }
+
+  public CircuitState breakerState() {
+    return circuit.state();
+  }
+
+  public long fallbacks(FallbackReason reason) {
+    return fallbacks[reason.ordinal()].sum();
+  }
+
+  public int inFlight() {
+    return inFlight.inside();
+  }
+
+  public @Nullable String lastFailure() {
+    return lastFailure;
+  }
+}

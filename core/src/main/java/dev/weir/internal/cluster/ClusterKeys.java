@@ -1,0 +1,136 @@
+package dev.weir.internal.cluster;
+
+import dev.weir.internal.limit.TrackedKeys;
+import dev.weir.rule.ParamFlowRule;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+
+/**
+ * How a cluster store names one key of a per-key rule ({@link dev.weir.cluster.ClusterKeyLimit}):
+ * the key's text and the rule's name, both made from input the engine does not choose (a key is a
+ * caller's: a header, an argument; a key expression is an operator's).
+ *
+ * <h2>The key's text</h2>
+ * Injective, and made of {@link dev.weir.cluster.ClusterKeyLimit#KEY_CHARACTERS} only, so no
+ * character a caller chooses can be structural in a store's key (a Redis hash tag's braces, the
+ * separators between a key's parts):
+ * <ul>
+ *   <li>a string: its UTF-8 bytes percent-encoded, letters, digits and {@code -._~} kept as they are
+ *       ({@code api-key-7} stays {@code api-key-7}; <code>a}b</code> is {@code a%7Db});
+ *   <li>the one key of the null keys of a {@code null-key: shared} rule: {@code !null}, which no
+ *       string encodes to ({@code !} is always encoded);
+ *   <li>a key of another type: {@code !}, its class name and {@code =}, then its
+ *       {@code String.valueOf} encoded, so that {@code 7} and {@code "7"} are two keys, as they are
+ *       two keys of the engine's own table;
+ *   <li>any of these longer than {@link #MAX_TEXT}: {@code !sha256=} and the base64url SHA-256 of
+ *       that encoding (finding two keys with one digest is beyond reach).
+ * </ul>
+ * A store key then stays short whatever the caller sent: a string the engine kept (at most 128
+ * characters, or its {@code sha256:} digest: {@link TrackedKeys}) encodes to up to 1,152 characters,
+ * which this caps at {@value #MAX_TEXT}.
+ *
+ * <h2>The rule's name</h2>
+ * {@code param=<index>,<duration>ms}, or {@code key=<expression>,<duration>ms} for an expression of
+ * at most {@value #MAX_TEXT} printable ASCII characters, else {@code key-sha256=<digest>,<duration>ms}:
+ * an expression may be long, and every key of the rule carries the name.
+ */
+public final class ClusterKeys {
+
+  /** The longest key text, and the longest expression kept as it is in a rule's name. */
+  static final int MAX_TEXT = 128;
+
+  private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+  private ClusterKeys() {
+  }
+
+  /** The text of {@code key} (as the per-key table keeps it, or {@link TrackedKeys#NULL_KEY}). */
+  public static String text(Object key) {
+    String encoded;
+    if (key instanceof String string) {
+      encoded = percentEncoded(string);
+    } else if (key == TrackedKeys.NULL_KEY) {
+      encoded = "!null";
+    } else {
+      encoded = "!" + percentEncoded(key.getClass().getName()) + "=" + percentEncoded(String.valueOf(key));
+    }
+    return encoded.length() <= MAX_TEXT ? encoded : "!sha256=" + sha256(encoded);
+  }
+
+  /** The name of {@code rule} among the per-key rules of its resource. */
+  public static String ruleName(ParamFlowRule rule) {
+    String expression = rule.key();
+    String which;
+    if (expression == null) {
+      which = "param=" + rule.paramIndex();
+    } else if (expression.length() <= MAX_TEXT && printableAscii(expression)) {
+      which = "key=" + expression;
+    } else {
+      which = "key-sha256=" + sha256(expression);
+    }
+    return which + "," + rule.duration().toMillis() + "ms";
+  }
+
+  private static boolean unreserved(int b) {
+    return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9')
+        || b == '-' || b == '.' || b == '_' || b == '~';
+  }
+
+  /**
+   * The text's code points as UTF-8 bytes, unreserved ones as they are and every other as
+   * {@code %XX}. An unpaired surrogate (a Java string may hold one) is encoded as the three bytes of
+   * its code point, as WTF-8 does, where {@code String.getBytes} would write {@code ?}: so two
+   * different strings never encode alike.
+   */
+  static String percentEncoded(String text) {
+    StringBuilder out = new StringBuilder(text.length());
+    text.codePoints().forEach(codePoint -> {
+      if (codePoint < 0x80) {
+        if (unreserved(codePoint)) {
+          out.append((char) codePoint);
+        } else {
+          escape(out, codePoint);
+        }
+      } else if (codePoint < 0x800) {
+        escape(out, 0xC0 | codePoint >>> 6);
+        escape(out, 0x80 | codePoint & 0x3F);
+      } else if (codePoint < 0x10000) {
+        escape(out, 0xE0 | codePoint >>> 12);
+        escape(out, 0x80 | codePoint >>> 6 & 0x3F);
+        escape(out, 0x80 | codePoint & 0x3F);
+      } else {
+        escape(out, 0xF0 | codePoint >>> 18);
+        escape(out, 0x80 | codePoint >>> 12 & 0x3F);
+        escape(out, 0x80 | codePoint >>> 6 & 0x3F);
+        escape(out, 0x80 | codePoint & 0x3F);
+      }
+    });
+    return out.toString();
+  }
+
+  private static void escape(StringBuilder out, int octet) {
+    out.append('%').append(HEX[octet >>> 4]).append(HEX[octet & 0xF]);
+  }
+
+  private static boolean printableAscii(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c < 0x21 || c > 0x7E) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static String sha256(String text) {
+    MessageDigest digest;
+    try {
+      digest = MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException absent) {
+      throw new IllegalStateException("every Java platform has SHA-256", absent);
+    }
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(digest.digest(text.getBytes(StandardCharsets.UTF_8)));
+  }
+}

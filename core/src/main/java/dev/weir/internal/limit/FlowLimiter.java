@@ -1,0 +1,85 @@
+package dev.weir.internal.limit;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The admission state of one flow rule (or of one origin under a {@code limit-app: other} rule).
+ *
+ * <p>{@link #tryAcquire} decides and counts in one atomic step, so that concurrent callers can never
+ * overshoot the count between a check and an increment. Its result is encoded in one {@code long}
+ * to keep the hot path free of allocation: {@code >= 0} means admitted (the value is a token that
+ * {@link #refund} understands); a negative value {@code r} means refused, with
+ * {@code -(r + 1)} nanoseconds until a permit is expected to be free ({@code 0} when unknown).
+ */
+public abstract class FlowLimiter {
+
+  /**
+   * The largest cost, wait or horizon a limiter computes with, about 36 years: validation keeps
+   * rules far below it, and capping a product of {@code permits} and a spacing at it keeps every
+   * sum of two such values from overflowing.
+   */
+  static final long MAX_NANOS = Long.MAX_VALUE >> 3;
+
+  /** {@code permits * nanosPerPermit} in whole nanoseconds, at least 1 and at most {@link #MAX_NANOS}. */
+  static long cost(int permits, double nanosPerPermit) {
+    return Math.max(1L, capped(permits * nanosPerPermit));
+  }
+
+  /** {@code nanos} rounded to whole nanoseconds, at most {@link #MAX_NANOS}. */
+  static long capped(double nanos) {
+    return nanos >= MAX_NANOS ? MAX_NANOS : Math.round(nanos);
+  }
+
+  /** Encodes a refusal with its retry-after delay. */
+  public static long refused(long retryAfterNanos) {
+    return -1L - Math.max(0L, retryAfterNanos);
+  }
+
+  /** Decodes the retry-after delay of a refusal. */
+  public static long retryAfterNanos(long refusal) {
+    return -1L - refusal;
+  }
+
+  /** Admits and counts {@code permits}, or refuses; see the class comment for the encoding. */
+  public abstract long tryAcquire(int permits, long now);
+
+  /**
+   * As {@link #tryAcquire}, but never waits: a call that {@code tryAcquire} would make wait for its
+   * slot is admitted at once, its slot taken all the same, so the limiter's state is what it would
+   * be had the call waited. For rules in shadow mode, whose calls must not be slowed down.
+   */
+  public long tryAcquireWithoutWaiting(int permits, long now) {
+    return tryAcquire(permits, now);
+  }
+
+  /** Gives back permits admitted with {@code token} when a later rule refused the same call. */
+  public void refund(int permits, long token) {
+  }
+
+  /**
+   * A limiter for the same rule with another {@code count} that keeps this one's state (the calls
+   * inside, the current window's admissions), or null when the state does not carry over.
+   */
+  public @Nullable FlowLimiter withCount(double count) {
+    return null;
+  }
+
+  /**
+   * Reads, without taking anything, how many permits the limiter would admit at {@code now} and
+   * when it will admit more, into {@code out}: {@code out[0]} the permits it would admit to calls
+   * of one permit each, {@code out[1]} the nanoseconds from {@code now} until it will admit at
+   * least one permit more than that, or 0 when it never will ({@code out[0]} is already the most it
+   * admits at once: nothing is counted, or the count is 0). Neither may promise more than
+   * {@link #tryAcquire} would then admit, had nothing else been taken: a reading older than the
+   * limiter's newest state is read at that state, as a late call is decided. Returns false when the
+   * limiter keeps no quota of that kind (pacing, warm-up, concurrency, cluster limiters), and then
+   * leaves {@code out} alone. A reading, not a promise: other calls may take permits at once.
+   */
+  public boolean readQuota(long now, long[] out) {
+    return false;
+  }
+
+  /** Called when a call admitted by this limiter completes. */
+  public void release(int permits) {
+  }
+}

@@ -1,0 +1,119 @@
+package dev.weir.internal.limit;
+
+import dev.weir.internal.time.EngineClock;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A token bucket of {@code capacity} permits refilled at one permit per {@code emission}
+ * nanoseconds, kept as a single number: the theoretical arrival time ({@code tat}) of the generic
+ * cell rate algorithm. Taking {@code p} permits moves {@code tat} to {@code max(tat, now) + p *
+ * emission}; the call is admitted when that stays within {@code capacity * emission} of now.
+ * Equivalent to a bucket holding {@code (now + capacity * emission - tat) / emission} tokens.
+ *
+ * <p>One long state means one CAS per admission, no lock; idle time needs no refill arithmetic
+ * ({@code max(tat, now)} clamps it), so arbitrarily long idle periods cannot overflow.
+ *
+ * <h2>Late readings (see {@link EngineClock})</h2>
+ * {@code tat} only moves forward, by {@code cost} per admission, and an admission at reading
+ * {@code r} leaves it at most {@code r + horizon}. So the admissions whose readings lie in any span
+ * {@code [a, b]}, in whatever order they arrive, number at most
+ * {@code (b - a) / emission + count + burst}: a late reading is judged against a bucket that is only
+ * emptier, never refilled or reset. Before refusing, a call re-reads the clock once, so that it is
+ * not refused merely for being late.
+ */
+public final class TokenBucketLimiter extends FlowLimiter {
+
+  private final double emissionNanos;
+  private final long horizonNanos;
+  private final AtomicLong tat;
+  private final EngineClock clock;
+
+  public TokenBucketLimiter(long durationNanos, double count, int burst, EngineClock clock, long now) {
+    this.clock = clock;
+    this.emissionNanos = count == 0 ? Double.POSITIVE_INFINITY : durationNanos / count;
+    double horizon = (count + burst) * emissionNanos;
+    this.horizonNanos = horizon >= MAX_NANOS ? MAX_NANOS : (long) horizon;
+    this.tat = new AtomicLong(now);
+  }
+
+  @Override
+  public long tryAcquire(int permits, long now) {
+    if (Double.isInfinite(emissionNanos)) {
+      return refused(0);
+    }
+    long cost = cost(permits, emissionNanos);
+    boolean fresh = false;
+    while (true) {
+      long current = tat.get();
+      long next = (current - now < 0 ? now : current) + cost;
+      long over = next - now - horizonNanos;
+      if (over > 0) {
+        if (!fresh) {
+          now = clock.read();
+          fresh = true;
+          continue;
+        }
+        return refused(over);
+      }
+      if (tat.compareAndSet(current, next)) {
+        return cost;
+      }
+    }
+  }
+
+  /**
+   * What the bucket holds at {@code now}, and the time until it holds one permit more; see
+   * {@link #read(double, long, long, long[])}. A reading older than the last admission's is read
+   * against the bucket as it is now, which is only emptier for it.
+   */
+  @Override
+  public boolean readQuota(long now, long[] out) {
+    read(emissionNanos, horizonNanos, tat.get() - now, out);
+    return true;
+  }
+
+  /**
+   * The reading of a bucket of {@code count + burst} permits refilled at {@code count} per
+   * {@code durationNanos} that no call has taken from yet: what a key not seen yet would have.
+   * Computed as the limiter itself would read it, so that it promises no more than the limiter
+   * would admit.
+   */
+  public static void readFull(long durationNanos, double count, int burst, long[] out) {
+    double emission = count == 0 ? Double.POSITIVE_INFINITY : durationNanos / count;
+    double horizon = (count + burst) * emission;
+    read(emission, horizon >= MAX_NANOS ? MAX_NANOS : (long) horizon, 0, out);
+  }
+
+  /**
+   * The quota of a bucket whose {@code tat} is {@code behind} nanoseconds after the reading.
+   *
+   * <p>A call of one permit at a reading {@code r} is admitted when {@code max(tat, r) + cost - r
+   * <= horizon}, with {@code cost} one emission rounded to whole nanoseconds (at least 1), and each
+   * admission moves {@code tat} on by {@code cost}. So at the reading the bucket has
+   * {@code room = horizon - max(0, behind)} nanoseconds, and admits {@code room / cost} such calls
+   * one after another: {@code out[0]}. One more fits once {@code room} has grown to
+   * {@code (out[0] + 1) * cost}, which it does one nanosecond per nanosecond until the bucket is
+   * full ({@code room == horizon}): {@code out[1]} is that difference, the same time
+   * {@link #tryAcquire} gives a refused call of one permit. When {@code (out[0] + 1) * cost} is
+   * beyond {@code horizon} even a full bucket does not hold one more, and {@code out[1]} is 0. A
+   * count of 0 admits nothing, ever: 0 and 0.
+   */
+  private static void read(double emissionNanos, long horizonNanos, long behind, long[] out) {
+    if (Double.isInfinite(emissionNanos)) {
+      out[0] = 0;
+      out[1] = 0;
+      return;
+    }
+    long cost = cost(1, emissionNanos);
+    long room = horizonNanos - Math.max(0, behind); // behind <= MAX_NANOS + horizon: no overflow
+    long remaining = room <= 0 ? 0 : room / cost;
+    long full = (remaining + 1) * cost; // <= horizon + cost <= 2 * MAX_NANOS
+    out[0] = remaining;
+    out[1] = full > horizonNanos ? 0 : full - room;
+  }
+
+  @Override
+  public void refund(int permits, long token) {
+    tat.addAndGet(-token);
+  }
+}

@@ -1,0 +1,109 @@
+package dev.weir.internal.time;
+
+import dev.weir.Sleeper;
+import dev.weir.Ticker;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The engine's time: its ticker made monotone, and its sleeper. Every limiter, breaker and bucket
+ * of an engine takes its readings from here, and follows the rules below.
+ *
+ * <h2>The time model of the engine</h2>
+ * A call reads the clock once, when it starts, and carries that reading through the chain. Between
+ * the reading and a limiter the thread may be descheduled, wait for a lock, or sit out a GC pause,
+ * while other threads read later times and are admitted first. So every limiter sees readings out
+ * of order; that is normal traffic, and the model has two parts, one for each cause of an old
+ * reading:
+ * <ol>
+ *   <li><b>The clock going back is absorbed here, once.</b> A ticker may step back (a user's
+ *       wall-clock ticker, a test). {@link #read} keeps {@code newest}, a recent reading it handed
+ *       out (refreshed once per {@link #STEP_NANOS}); a reading below it is re-taken under a lock,
+ *       after {@code newest} was published, so a thread that was merely slow reads the present and
+ *       passes. Only a fresh reading below {@code newest} is the ticker going back, and the engine
+ *       then shifts its {@code skew} so that its time resumes at {@code newest}. So engine time
+ *       never goes back by more than {@link #STEP_NANOS} between two readings, whatever the
+ *       ticker does, and nothing downstream ever has to tell a backward jump from a late call.
+ *   <li><b>A late reading is decided as if it were the newest.</b> Every limiter keeps the newest
+ *       time its state was advanced to (the newest bucket, the newest admission, the next free
+ *       slot). A reading older than that, by any amount, is late: the call is decided at the
+ *       state's newest time (counted into the newest bucket, spaced after the newest admission),
+ *       never by rewinding, clearing or restarting the state. So a late call can be refused where
+ *       a punctual one would pass, but no limiter ever admits more than its rule allows because a
+ *       reading was old. Limiters that wait ({@code queue}, {@code warm-up}) re-read the clock
+ *       before they wait or refuse, so a late call does not wait for a slot that has come.
+ * </ol>
+ * Statistics (which only report) keep their own rule: a late write goes into the bucket of its
+ * reading, or is dropped once that bucket has left the window.
+ *
+ * <p>Waiting is uninterruptible from the caller's point of view: an interrupt ends the wait early,
+ * the call is still admitted (its slot is taken), and the thread's interrupt flag is restored.
+ */
+public final class EngineClock {
+
+  /**
+   * How stale {@code newest} may get: it is written at most once per step, so the hot path reads
+   * a shared word that rarely changes instead of writing it on every call. It is also the most
+   * engine time can go back between two readings.
+   */
+  static final long STEP_NANOS = 1_000_000;
+
+  private final Ticker ticker;
+  private final Sleeper sleeper;
+  private final AtomicLong newest;
+  /** Added to every ticker reading; grows by the size of each backward jump of the ticker. */
+  private volatile long skew;
+
+  public EngineClock(Ticker ticker, Sleeper sleeper) {
+    this.ticker = ticker;
+    this.sleeper = sleeper;
+    this.newest = new AtomicLong(ticker.read());
+  }
+
+  public Ticker ticker() {
+    return ticker;
+  }
+
+  /** Returns the engine time now; see the class comment for what it guarantees. */
+  public long read() {
+    long now = ticker.read() + skew;
+    long seen = newest.get();
+    long ahead = now - seen;
+    if (ahead >= 0) {
+      if (ahead >= STEP_NANOS) {
+        newest.compareAndSet(seen, now); // a failure means another thread published a newer one
+      }
+      return now;
+    }
+    return readAfterStepBack();
+  }
+
+  /**
+   * A reading below {@code newest}: either this thread was slow between its reading and its look at
+   * {@code newest}, or the ticker went back. A reading taken after looking at {@code newest} tells
+   * them apart: a ticker that only moves forward cannot return less than a value it returned
+   * before. The order matters: {@code newest} first, then the ticker. Read the other way round, a
+   * thread descheduled between the two would find a {@code newest} published after its reading and
+   * take its own delay for a backward jump, pushing engine time ahead by that delay. Under the lock,
+   * so that one backward jump shifts the skew once.
+   */
+  private synchronized long readAfterStepBack() {
+    long seen = newest.get();
+    long now = ticker.read() + skew;
+    if (now - seen < 0) {
+      skew += seen - now;
+      return seen;
+    }
+    return now;
+  }
+
+  public void sleep(long nanos) {
+    if (nanos <= 0) {
+      return;
+    }
+    try {
+      sleeper.sleep(nanos);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

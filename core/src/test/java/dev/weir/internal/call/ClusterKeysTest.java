@@ -1,0 +1,125 @@
+package dev.weir.internal.call;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.weir.BlockException;
+import dev.weir.Entry;
+import dev.weir.EntryType;
+import dev.weir.FakeTicker;
+import dev.weir.ScriptedClusterStore;
+import dev.weir.Weir;
+import dev.weir.cluster.ClusterFallback;
+import dev.weir.cluster.ClusterKeyLimit;
+import dev.weir.cluster.ClusterOptions;
+import dev.weir.internal.cluster.ClusterGuard;
+import dev.weir.internal.cluster.ClusterKeys;
+import dev.weir.internal.time.EngineClock;
+import dev.weir.rule.ParamFlowItem;
+import dev.weir.rule.ParamFlowRule;
+import dev.weir.rule.RuleSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The text a cluster store gets for a caller's key ({@link ClusterKeys}): made of safe characters
+ * only, short, and different for different keys, even where a naive {@code String.valueOf} (what
+ * the store got before) made two keys one: the null keys and a caller's {@code "<null key>"}, a
+ * number and its digits, an unpaired surrogate and {@code ?}.
+ */
+class ClusterKeysTest {
+
+  private static final Pattern SAFE = Pattern.compile("[A-Za-z0-9._~%!=-]{0,128}");
+
+  @Test
+  void keysAreEncodedIntoSafeShortTextsThatTellThemApart() {
+    List<Object> keys = new ArrayList<>(List.of("plain", "api-key_7.x~", "", " ", "a}b", "a{b}c", "x|y",
+        "k}:pk:param=0,1000ms", "%41", "A", "!null", "<null key>", "line\nbreak", "\u0000", "?", "\uD800", "\uDC00",
+        "\uD83D\uDE00", "é", "€".repeat(128), "z".repeat(128), "sha256:" + "A".repeat(43), 7, 7L, "7", (short) 7,
+        UUID.fromString("00000000-0000-0000-0000-000000000007"), ParamFlowRuleState.NULL_KEY, true, "true", 'c', "c"));
+    Set<String> texts = new HashSet<>();
+    for (Object key : keys) {
+      String text = ClusterKeys.text(key);
+      assertThat(text).as("text of %s", key).matches(SAFE);
+      assertThat(texts.add(text)).as("text of %s, %s, is another key's", key, text).isTrue();
+      new ClusterKeyLimit("r", "param=0,1000ms", text, 1, Duration.ofSeconds(1), 0); // accepted as it is
+    }
+    assertThat(ClusterKeys.text("api-key-7")).as("an everyday key stays readable").isEqualTo("api-key-7");
+    assertThat(ClusterKeys.text("a}b")).isEqualTo("a%7Db");
+    assertThat(ClusterKeys.text("é")).isEqualTo("%C3%A9");
+    assertThat(ClusterKeys.text("\uD800")).as("an unpaired surrogate, as WTF-8").isEqualTo("%ED%A0%80");
+    assertThat(ClusterKeys.text(ParamFlowRuleState.NULL_KEY)).isEqualTo("!null");
+    assertThat(ClusterKeys.text(7)).isEqualTo("!java.lang.Integer=7");
+    assertThat(ClusterKeys.text("€".repeat(128))).as("1152 characters encoded: its digest")
+        .startsWith("!sha256=").hasSize(8 + 43);
+  }
+
+  @Test
+  void aRuleIsNamedByItsExpressionWhenShortAndPrintableElseByItsDigest() {
+    ParamFlowRule byIndex = ParamFlowRule.builder("r").paramIndex(1).count(1).duration(Duration.ofSeconds(2)).build();
+    assertThat(ClusterKeys.ruleName(byIndex)).isEqualTo("param=1,2000ms");
+    ParamFlowRule.Builder keyed = ParamFlowRule.builder("r").count(1).duration(Duration.ofSeconds(1));
+    assertThat(ClusterKeys.ruleName(keyed.key("#apiKey").build())).isEqualTo("key=#apiKey,1000ms");
+    String longExpression = "#apiKey + '" + "x".repeat(200) + "'";
+    assertThat(ClusterKeys.ruleName(keyed.key(longExpression).build())).matches("key-sha256=[A-Za-z0-9_-]{43},1000ms");
+    assertThat(ClusterKeys.ruleName(keyed.key("#a + ' '").build())).as("a space is not kept")
+        .startsWith("key-sha256=");
+    assertThat(ClusterKeys.ruleName(keyed.key("#a + 'x'").build()))
+        .isNotEqualTo(ClusterKeys.ruleName(keyed.key("#a + 'y'").build()));
+  }
+
+  @Test
+  void aLimitRefusesAKeyThatWasNotEncoded() {
+    for (String raw : List.of("a}b", "a{b", "x|y", "k:v", "line\nbreak", "é", "z".repeat(129))) {
+      assertThatThrownBy(() -> new ClusterKeyLimit("r", "param=0,1000ms", raw, 1, Duration.ofSeconds(1), 0))
+          .as("key %s", raw).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("key must");
+    }
+  }
+
+  @Test
+  void theStoreIsAskedForTheEncodedKeyAndTheNullKeyForItsOwn() {
+    ScriptedClusterStore store = new ScriptedClusterStore();
+    FakeTicker ticker = new FakeTicker();
+    EngineClock clock = new EngineClock(ticker, ticker);
+    ClusterGuard guard = new ClusterGuard(store,
+        new ClusterOptions(Duration.ofMillis(20), ClusterFallback.DENY, 3, Duration.ofSeconds(1), 64), clock);
+    Limiters limiters = new Limiters(clock, guard, null, 100, Weir.DEFAULT_MAX_KEY_BYTES_PER_RULE,
+        new Overflow(100, 100));
+    ParamFlowRule rule = ParamFlowRule.builder("api").paramIndex(0).count(1).duration(Duration.ofMinutes(1))
+        .clusterMode(true).build();
+    limiters.forParamValue(rule, "<null key>", 1);
+    limiters.forParamValue(rule, ParamFlowRuleState.NULL_KEY, 1);
+    limiters.forParamValue(rule, "a}b", 1);
+    assertThat(store.keyLimits).extracting(ClusterKeyLimit::key).containsExactly("%3Cnull%20key%3E", "!null", "a%7Db");
+  }
+
+  /** The null keys of a shared rule count under the rule's count, even beside an exception valued {@code <null key>}. */
+  @Test
+  void noExceptionValueAppliesToTheNullKeys() {
+    ParamFlowRule rule = ParamFlowRule.builder("r").paramIndex(0).count(1).duration(Duration.ofHours(1))
+        .exceptions(List.of(new ParamFlowItem("<null key>", 5))).build();
+    Weir weir = Weir.builder().ticker(new FakeTicker()).rules(RuleSet.empty().withParamFlow(List.of(rule))).build();
+    int nullAdmitted = 0;
+    int namedAdmitted = 0;
+    for (int i = 0; i < 10; i++) {
+      nullAdmitted += admitted(weir, (Object) null);
+      namedAdmitted += admitted(weir, "<null key>");
+    }
+    assertThat(nullAdmitted).isEqualTo(1);
+    assertThat(namedAdmitted).as("the exception is the string's").isEqualTo(5);
+  }
+
+  private static int admitted(Weir weir, Object key) {
+    try (Entry entry = weir.entry("r", EntryType.OUT, 1, key)) {
+      return 1;
+    } catch (BlockException refused) {
+      return 0;
+    }
+  }
+}

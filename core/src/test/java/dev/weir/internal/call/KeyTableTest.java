@@ -1,0 +1,167 @@
+package dev.weir.internal.call;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.BlockException;
+import dev.weir.Entry;
+import dev.weir.EntryType;
+import dev.weir.FakeTicker;
+import dev.weir.Weir;
+import dev.weir.internal.limit.TrackedKeys;
+import dev.weir.rule.ParamFlowItem;
+import dev.weir.rule.ParamFlowRule;
+import dev.weir.rule.RuleSet;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The per-key table of a hot-parameter rule holds a bounded heap whatever keys callers send: a
+ * bounded number of keys, within a byte budget, a huge string key kept by its digest; and what it
+ * costs a caller to push a refused key out of the table, and so get a fresh bucket, is the number
+ * of new keys written down in the README ({@link BoundedLru}).
+ */
+class KeyTableTest {
+
+  private static final int PER_SEGMENT = ParamFlowRule.MAX_TRACKED_VALUES / 16;
+
+  private final FakeTicker ticker = new FakeTicker(3_600_000_000_000_000L);
+
+  private Weir engine(Weir.Builder builder, ParamFlowRule rule) {
+    return builder.ticker(ticker).sleeper(ticker).rules(RuleSet.empty().withParamFlow(List.of(rule))).build();
+  }
+
+  private static boolean admitted(Weir weir, Object key) {
+    try (Entry entry = weir.entry("r", EntryType.OUT, 1, key)) {
+      return true;
+    } catch (BlockException refused) {
+      return false;
+    }
+  }
+
+  private static ParamFlowRuleState state(Weir weir) {
+    return ((ResourceNode) weir.statistics("r")).rules.paramFlow[0];
+  }
+
+  /** 2,000 distinct keys of 100,000 characters: 200 MB kept before; now their digests, well under the budget. */
+  @Test
+  void hugeKeysAreKeptByTheirDigest() {
+    Weir weir = engine(Weir.builder(), ParamFlowRule.builder("r").count(1).duration(Duration.ofHours(1)).build());
+    long before = usedHeapAfterGc();
+    String padding = "x".repeat(100_000);
+    for (int i = 0; i < 2_000; i++) {
+      assertThat(admitted(weir, padding + i)).isTrue();
+    }
+    long keptKb = (usedHeapAfterGc() - before) / 1024;
+    System.out.printf("2,000 keys of 100,000 characters: %d tracked, estimated %d KB, heap kept about %d KB%n",
+        state(weir).trackedValues(), state(weir).trackedBytes() / 1024, keptKb);
+    assertThat(state(weir).trackedValues()).isEqualTo(2_000);
+    assertThat(keptKb).as("heap kept, KB").isLessThan(4 * 1024);
+    assertThat(admitted(weir, padding + 7)).as("the same huge key is the same bucket: refused").isFalse();
+    assertThat(admitted(weir, padding + 2_000)).as("another huge key, another bucket").isTrue();
+  }
+
+  @Test
+  void aLongExceptionValueStillMatchesItsKey() {
+    String vip = "v".repeat(500);
+    Weir weir = engine(Weir.builder(), ParamFlowRule.builder("r").count(1).duration(Duration.ofHours(1))
+        .exceptions(List.of(new ParamFlowItem(vip, 3))).build());
+    int admittedVip = 0;
+    for (int i = 0; i < 5; i++) {
+      admittedVip += admitted(weir, vip) ? 1 : 0;
+    }
+    assertThat(admittedVip).as("the exception's own count").isEqualTo(3);
+    assertThat(admitted(weir, vip + "x")).isTrue();
+    assertThat(admitted(weir, vip + "x")).as("any other long key: the rule's count").isFalse();
+  }
+
+  /** A byte budget binds before the count when entries are large: the table keeps within it. */
+  @Test
+  void theByteBudgetBindsBeforeTheCount() {
+    long budget = 256 * 1024;
+    Weir weir = engine(Weir.builder().maxKeyBytesPerRule(budget),
+        ParamFlowRule.builder("r").count(1).duration(Duration.ofHours(1)).build());
+    for (int i = 0; i < 20_000; i++) {
+      admitted(weir, "k".repeat(100) + i); // 103..105 characters: under the digest's threshold
+    }
+    assertThat(state(weir).trackedBytes()).isLessThanOrEqualTo(budget);
+    long perEntry = TrackedKeys.bytes("k".repeat(105));
+    assertThat(state(weir).trackedValues()).as("about budget / entry").isGreaterThan((int) (budget / perEntry) - 16)
+        .isLessThan(ParamFlowRule.MAX_TRACKED_VALUES);
+  }
+
+  /*
+   * What a caller pays to get a fresh bucket for a refused key K by pushing it out of the table:
+   * K must stay unused while a sixteenth of the table's capacity of new keys lands in K's segment.
+   * Keys aimed at K's segment (chosen by hash) are the cheapest way: capacity / 16 of them.
+   */
+
+  @Test
+  void pushingAnIdleRefusedKeyOutTakesASixteenthOfTheCapacityOfKeysAimedAtItsSegment() {
+    Weir weir = engine(Weir.builder(), ParamFlowRule.builder("r").count(1).duration(Duration.ofHours(1)).build());
+    String refused = "victim";
+    assertThat(admitted(weir, refused)).isTrue();
+    assertThat(admitted(weir, refused)).isFalse();
+    List<String> aimed = aimedAt(refused, PER_SEGMENT);
+    for (int i = 0; i < PER_SEGMENT - 1; i++) {
+      assertThat(admitted(weir, aimed.get(i))).isTrue();
+    }
+    assertThat(state(weir).tracks(refused)).as("still tracked after %d aimed keys", PER_SEGMENT - 1).isTrue();
+    assertThat(admitted(weir, aimed.get(PER_SEGMENT - 1))).isTrue();
+    assertThat(state(weir).tracks(refused)).as("gone after %d aimed keys", PER_SEGMENT).isFalse();
+    assertThat(admitted(weir, refused)).as("a fresh bucket, bought with %d new keys", PER_SEGMENT).isTrue();
+  }
+
+  @Test
+  void aRefusedKeyThatKeepsComingIsNeverPushedOut() {
+    Weir weir = engine(Weir.builder(), ParamFlowRule.builder("r").count(1).duration(Duration.ofHours(1)).build());
+    String refused = "victim";
+    assertThat(admitted(weir, refused)).isTrue();
+    List<String> aimed = aimedAt(refused, 20 * PER_SEGMENT);
+    for (int i = 0; i < aimed.size(); i++) {
+      admitted(weir, aimed.get(i));
+      if (i % (PER_SEGMENT / 2) == 0) {
+        assertThat(admitted(weir, refused)).as("refused after %d aimed keys", i).isFalse();
+      }
+    }
+  }
+
+  @Test
+  void keysNotAimedTakeAboutTheWholeCapacity() {
+    Weir weir = engine(Weir.builder(), ParamFlowRule.builder("r").count(1).duration(Duration.ofHours(1)).build());
+    String refused = "victim";
+    admitted(weir, refused);
+    int sent = 0;
+    while (state(weir).tracks(refused)) {
+      admitted(weir, "key-" + sent++);
+    }
+    System.out.printf("an idle key left the table after %d new keys not aimed at it%n", sent);
+    assertThat(sent).isBetween(ParamFlowRule.MAX_TRACKED_VALUES / 2, ParamFlowRule.MAX_TRACKED_VALUES * 2);
+  }
+
+  /** {@code n} distinct strings in the segment of {@code key} (the table's segment is 4 bits of the spread hash). */
+  private static List<String> aimedAt(String key, int n) {
+    int target = segment(key);
+    List<String> out = new java.util.ArrayList<>();
+    for (int i = 0; out.size() < n; i++) {
+      String candidate = "junk-" + i;
+      if (segment(candidate) == target) {
+        out.add(candidate);
+      }
+    }
+    return out;
+  }
+
+  private static int segment(Object key) {
+    int hash = key.hashCode();
+    return (hash ^ (hash >>> 16)) & 15;
+  }
+
+  private static long usedHeapAfterGc() {
+    Runtime runtime = Runtime.getRuntime();
+    for (int i = 0; i < 3; i++) {
+      System.gc();
+    }
+    return runtime.totalMemory() - runtime.freeMemory();
+  }
+}
