@@ -2,30 +2,17 @@ package dev.weir;
 
 import dev.weir.cluster.ClusterClient;
 import dev.weir.cluster.ClusterOptions;
-import dev.weir.internal.call.AuthoritySlot;
+import dev.weir.internal.Engine;
+import dev.weir.internal.EngineSettings;
 import dev.weir.internal.call.Call;
 import dev.weir.internal.call.CallStack;
-import dev.weir.internal.call.CustomSlot;
-import dev.weir.internal.call.DegradeSlot;
-import dev.weir.internal.call.FlowSlot;
-import dev.weir.internal.call.Listeners;
 import dev.weir.internal.call.NodeRegistry;
-import dev.weir.internal.call.Overflow;
-import dev.weir.internal.call.ParamFlowSlot;
 import dev.weir.internal.call.Quotas;
 import dev.weir.internal.call.ResourceNode;
-import dev.weir.internal.call.RuleBook;
-import dev.weir.internal.call.Slot;
-import dev.weir.internal.call.StatisticSlot;
-import dev.weir.internal.call.SystemProtection;
-import dev.weir.internal.call.SystemSlot;
-import dev.weir.internal.cluster.ClusterGuard;
-import dev.weir.internal.time.EngineClock;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.SystemRule;
 import dev.weir.spi.ProcessorSlot;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.ServiceLoader;
@@ -62,56 +49,25 @@ public final class Weir implements AutoCloseable {
   /** The default estimated heap the keys of one hot-parameter rule may hold: 4 MiB. */
   public static final long DEFAULT_MAX_KEY_BYTES_PER_RULE = 4L << 20;
 
-  private final EngineClock clock;
-  private final Overflow overflow;
-  private final Listeners listeners = new Listeners();
-  private final SystemProtection system;
-  private final RuleBook book;
+  private final Engine engine;
+  /** The engine's thread-local of call stacks and its nodes, held here too for the entry methods. */
+  private final CallStack.PerThread stacks;
   private final NodeRegistry nodes;
   private final RuleRegistry rules;
   private final @Nullable ClusterStatus cluster;
-  private final CallStack.PerThread stacks;
 
-  private Weir(Builder builder) {
-    this.clock = new EngineClock(builder.ticker, builder.sleeper);
-    this.overflow = new Overflow(builder.maxResources, builder.maxOriginsPerResource);
-    builder.listeners.forEach(listeners::add);
-    this.system = new SystemProtection(builder.sampleCount, builder.systemStatus);
-    ClusterGuard guard = builder.clusterClient == null ? null
-        : new ClusterGuard(builder.clusterClient, builder.clusterOptions, clock);
-    this.cluster = guard == null ? null : new ClusterStatus(guard, builder.clusterOptions);
-    this.book = new RuleBook(clock, builder.sampleCount, builder.maxResources, builder.maxOriginsPerResource,
-        builder.maxKeyBytesPerRule, overflow, guard, slots(builder, clock, system), system, listeners, builder.keyExpressions);
-    this.nodes = book.nodes;
-    this.rules = new RuleRegistry(book, guard != null);
-    this.stacks = new CallStack.PerThread(clock);
-    if (!builder.rules.isEmpty()) {
-      rules.load(builder.rules);
+  private Weir(EngineSettings settings) {
+    this.engine = Engine.build(settings);
+    this.stacks = engine.stacks;
+    this.nodes = engine.nodes;
+    this.rules = new RuleRegistry(engine.book, engine.cluster != null);
+    this.cluster = engine.cluster == null ? null : new ClusterStatus(engine.cluster, settings.clusterOptions());
+    if (!settings.rules().isEmpty()) {
+      rules.load(settings.rules());
     }
-    if (builder.systemRule.isActive()) {
-      rules.replaceSystemRule(builder.systemRule);
+    if (settings.systemRule().isActive()) {
+      rules.replaceSystemRule(settings.systemRule());
     }
-  }
-
-  /** The built-in slots, the service-loaded and the builder's, in order. */
-  private static List<Slot> slots(Builder builder, EngineClock clock, SystemProtection system) {
-    List<Slot> slots = new ArrayList<>();
-    slots.add(new StatisticSlot(system.inbound));
-    slots.add(new AuthoritySlot());
-    slots.add(new SystemSlot(system));
-    slots.add(new ParamFlowSlot(clock));
-    slots.add(new FlowSlot(clock));
-    slots.add(new DegradeSlot(clock));
-    if (builder.loadServiceSlots) {
-      for (ProcessorSlot slot : ServiceLoader.load(ProcessorSlot.class, builder.classLoader)) {
-        slots.add(new CustomSlot(slot));
-      }
-    }
-    for (ProcessorSlot slot : builder.slots) {
-      slots.add(new CustomSlot(slot));
-    }
-    slots.sort(Comparator.comparingInt(slot -> slot.order));
-    return slots;
   }
 
   /** Returns a builder with the defaults: system ticker, 2 buckets per second, 6000 resources. */
@@ -205,7 +161,7 @@ public final class Weir implements AutoCloseable {
     String contextName = stack.contextName;
     String origin = stack.origin;
     stack.leaveIfIdle();
-    return Quotas.read(node.rules, contextName, origin, args, clock.read());
+    return Quotas.read(node.rules, contextName, origin, args, engine.clock.read());
   }
 
   /**
@@ -269,7 +225,7 @@ public final class Weir implements AutoCloseable {
 
   /** Returns calls that passed unchecked because their resource was beyond {@code max-resources}. */
   public long uncheckedCalls() {
-    return overflow.uncheckedCalls.sum();
+    return engine.overflow.uncheckedCalls.sum();
   }
 
   /**
@@ -280,12 +236,12 @@ public final class Weir implements AutoCloseable {
    * missing from, or added to, the fresh counts). Resources stay known.
    */
   public void reset() {
-    book.reset();
+    engine.book.reset();
   }
 
   /** Returns the engine's time source. */
   public Ticker ticker() {
-    return clock.ticker();
+    return engine.clock.ticker();
   }
 
   /**
@@ -294,12 +250,12 @@ public final class Weir implements AutoCloseable {
    * resource; keep it quick (meter registration is the intended use).
    */
   public void addResourceListener(java.util.function.Consumer<ResourceStatistics> listener) {
-    listeners.add(Objects.requireNonNull(listener, "listener"), nodes.all());
+    engine.listeners.add(Objects.requireNonNull(listener, "listener"), nodes.all());
   }
 
   /** Adds a listener told of every circuit-breaker state change of this engine. */
   public void addCircuitBreakerListener(CircuitBreakerListener listener) {
-    listeners.add(Objects.requireNonNull(listener, "listener"));
+    engine.listeners.add(Objects.requireNonNull(listener, "listener"));
   }
 
   /**
@@ -313,7 +269,7 @@ public final class Weir implements AutoCloseable {
   /** Stops the engine's background work (system load sampling). Entries still open may be closed afterwards. */
   @Override
   public void close() {
-    system.close();
+    engine.system.close();
   }
 
   /** This thread's stack of this engine; for tests. */
@@ -323,7 +279,7 @@ public final class Weir implements AutoCloseable {
 
   /** Reads system load and CPU now rather than at the next once-a-second sample; for tests. */
   void sampleSystemNow() {
-    system.sampleNow();
+    engine.system.sampleNow();
   }
 
   /**
@@ -470,7 +426,9 @@ public final class Weir implements AutoCloseable {
      * @throws dev.weir.rule.InvalidRulesException when the rules are invalid
      */
     public Weir build() {
-      return new Weir(this);
+      return new Weir(new EngineSettings(ticker, sleeper, sampleCount, maxResources, maxOriginsPerResource,
+          maxKeyBytesPerRule, slots, loadServiceSlots, classLoader, rules, systemRule, systemStatus, listeners,
+          clusterClient, clusterOptions, keyExpressions));
     }
 
     private static int positive(int value, String name) {

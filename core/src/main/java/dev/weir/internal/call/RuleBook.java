@@ -36,18 +36,29 @@ public final class RuleBook {
   /** The rules of a resource without rules: its chain records statistics (and runs custom and system slots). */
   private volatile ResourceRules unruled;
 
-  public RuleBook(EngineClock clock, int sampleCount, int maxResources, int maxOrigins, long maxKeyBytes, Overflow overflow,
-      @Nullable ClusterGuard cluster, List<Slot> slots, SystemProtection system, Listeners listeners,
-      KeyExpressions keys) {
+  /**
+   * The bounds of an engine that the rule book applies.
+   *
+   * @param sampleCount the buckets of each resource's one-second statistics window
+   * @param maxResources the resources tracked without rules, and the most that may have rules
+   * @param maxOrigins the origins of a {@code limit-app: other} rule with a limiter of their own
+   * @param maxKeyBytes the estimated heap the keys of one hot-parameter rule may hold
+   */
+  public record Bounds(int sampleCount, int maxResources, int maxOrigins, long maxKeyBytes) {
+  }
+
+  public RuleBook(EngineClock clock, Bounds bounds, Overflow overflow, @Nullable ClusterGuard cluster, List<Slot> slots,
+      SystemProtection system, Listeners listeners, KeyExpressions keys) {
+    int sampleCount = bounds.sampleCount();
     this.keys = keys;
-    this.maxResources = maxResources;
+    this.maxResources = bounds.maxResources();
     this.slots = List.copyOf(slots);
     this.system = system;
     this.listener = listeners;
     this.unruled = ResourceRules.NONE.withChain(this.slots);
-    this.nodes = new NodeRegistry(maxResources, overflow,
+    this.nodes = new NodeRegistry(bounds.maxResources(), overflow,
         name -> new ResourceNode(name, sampleCount, clock, unruled), this::attach, listeners::created);
-    this.limiters = new Limiters(clock, cluster, nodes::existing, maxOrigins, maxKeyBytes, overflow);
+    this.limiters = new Limiters(clock, cluster, nodes::existing, bounds.maxOrigins(), bounds.maxKeyBytes(), overflow);
   }
 
   /** How many resources have rules. */

@@ -138,9 +138,9 @@ class EntryApiTest {
 
   private static StatisticNode engineInbound(Weir engine) {
     try {
-      java.lang.reflect.Field field = Weir.class.getDeclaredField("system");
+      java.lang.reflect.Field field = Weir.class.getDeclaredField("engine");
       field.setAccessible(true);
-      return ((SystemProtection) field.get(engine)).inbound;
+      return ((dev.weir.internal.Engine) field.get(engine)).system.inbound;
     } catch (ReflectiveOperationException e) {
       throw new AssertionError(e);
     }
