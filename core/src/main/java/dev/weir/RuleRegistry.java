@@ -10,7 +10,6 @@ import dev.weir.rule.ResourceRule;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.RuleViolation;
 import dev.weir.rule.SystemRule;
-import dev.weir.rule.SystemRuleValidator;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -207,7 +206,7 @@ public final class RuleRegistry {
 
   /** Returns every problem of the system rule {@code rule}, without changing anything. */
   public List<RuleViolation> validate(SystemRule rule) {
-    return SystemRuleValidator.validate(rule);
+    return rule.validate();
   }
 
   /** Returns the system rule in force; {@link SystemRule#NONE} when off. */

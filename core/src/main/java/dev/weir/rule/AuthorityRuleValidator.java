@@ -6,18 +6,18 @@ import java.util.List;
 import java.util.Set;
 
 /** Checks authority rules; see {@link FlowRuleValidator} for the form of the result. */
-public final class AuthorityRuleValidator {
+final class AuthorityRuleValidator {
 
   private AuthorityRuleValidator() {
   }
 
   /** Returns every problem of {@code rules}; fields are prefixed with the rule's index. */
-  public static List<RuleViolation> validate(List<AuthorityRule> rules) {
+  static List<RuleViolation> validate(List<AuthorityRule> rules) {
     return Checks.each(rules, AuthorityRuleValidator::validate);
   }
 
   /** Returns every problem of one rule. */
-  public static List<RuleViolation> validate(AuthorityRule rule) {
+  static List<RuleViolation> validate(AuthorityRule rule) {
     List<RuleViolation> out = new ArrayList<>();
     Checks.resource(rule.resource(), out);
     if (rule.limitApp().isEmpty()) {

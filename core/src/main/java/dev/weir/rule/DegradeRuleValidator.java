@@ -11,18 +11,18 @@ import java.util.List;
  * {@code slow-call-threshold} from 1 ms to 1 hour (slow-ratio only), {@code open-duration} from
  * 1 ms to 1 day.
  */
-public final class DegradeRuleValidator {
+final class DegradeRuleValidator {
 
   private DegradeRuleValidator() {
   }
 
   /** Returns every problem of {@code rules}; fields are prefixed with the rule's index. */
-  public static List<RuleViolation> validate(List<DegradeRule> rules) {
+  static List<RuleViolation> validate(List<DegradeRule> rules) {
     return Checks.each(rules, DegradeRuleValidator::validate);
   }
 
   /** Returns every problem of one rule. */
-  public static List<RuleViolation> validate(DegradeRule rule) {
+  static List<RuleViolation> validate(DegradeRule rule) {
     List<RuleViolation> out = new ArrayList<>();
     Checks.resource(rule.resource(), out);
     double threshold = rule.threshold();

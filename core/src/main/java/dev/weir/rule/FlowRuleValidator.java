@@ -28,10 +28,10 @@ import java.util.List;
  *       values.
  * </ul>
  */
-public final class FlowRuleValidator {
+final class FlowRuleValidator {
 
   /** Largest {@code count} of any flow rule. */
-  public static final double MAX_COUNT = Integer.MAX_VALUE;
+  static final double MAX_COUNT = Integer.MAX_VALUE;
 
   private static final Duration MAX_INTERVAL = Duration.ofDays(1);
   private static final double MAX_PACED_PER_SECOND = 1e9;
@@ -40,12 +40,12 @@ public final class FlowRuleValidator {
   }
 
   /** Returns every problem of {@code rules}; fields are prefixed with the rule's index. */
-  public static List<RuleViolation> validate(List<FlowRule> rules) {
+  static List<RuleViolation> validate(List<FlowRule> rules) {
     return Checks.each(rules, FlowRuleValidator::validate);
   }
 
   /** Returns every problem of one rule; fields are named without an index ({@code count}). */
-  public static List<RuleViolation> validate(FlowRule rule) {
+  static List<RuleViolation> validate(FlowRule rule) {
     List<RuleViolation> out = new ArrayList<>();
     Checks.resource(rule.resource(), out);
     RuleNames.check(rule.name(), out);

@@ -19,7 +19,7 @@ import java.util.Set;
  *       of every entry of {@code exceptions}; a count of 0 refuses every call of the value.
  * </ul>
  */
-public final class ParamFlowRuleValidator {
+final class ParamFlowRuleValidator {
 
   private static final String EMISSION = "the permits of a value (duration / count)";
 
@@ -27,12 +27,12 @@ public final class ParamFlowRuleValidator {
   }
 
   /** Returns every problem of {@code rules}; fields are prefixed with the rule's index. */
-  public static List<RuleViolation> validate(List<ParamFlowRule> rules) {
+  static List<RuleViolation> validate(List<ParamFlowRule> rules) {
     return Checks.each(rules, ParamFlowRuleValidator::validate);
   }
 
   /** Returns every problem of one rule. */
-  public static List<RuleViolation> validate(ParamFlowRule rule) {
+  static List<RuleViolation> validate(ParamFlowRule rule) {
     List<RuleViolation> out = new ArrayList<>();
     Checks.resource(rule.resource(), out);
     RuleNames.check(rule.name(), out);

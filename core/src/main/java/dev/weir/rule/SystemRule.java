@@ -1,5 +1,7 @@
 package dev.weir.rule;
 
+import java.util.List;
+
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
@@ -55,6 +57,14 @@ public record SystemRule(
   }
 
   /** Returns whether any limit is on (in shadow mode or not). */
+  /**
+   * Returns every problem of this rule ({@code max-cpu-usage}, ...), without changing anything; an
+   * empty list when it is valid. A rule with problems is refused by an engine.
+   */
+  public List<RuleViolation> validate() {
+    return SystemRuleValidator.validate(this);
+  }
+
   public boolean isActive() {
     return maxQps != null || maxThreads != null || maxAvgRt != null || maxLoad != null || maxCpuUsage != null;
   }

@@ -8,13 +8,13 @@ import java.util.List;
  * Checks the system rule; fields are named as in YAML ({@code max-cpu-usage}). {@code max-avg-rt}
  * is a positive duration up to 1 hour (see {@link RuleBounds}).
  */
-public final class SystemRuleValidator {
+final class SystemRuleValidator {
 
   private SystemRuleValidator() {
   }
 
   /** Returns every problem of {@code rule}. */
-  public static List<RuleViolation> validate(SystemRule rule) {
+  static List<RuleViolation> validate(SystemRule rule) {
     List<RuleViolation> out = new ArrayList<>();
     if (rule.maxQps() != null) {
       Checks.count("max-qps", rule.maxQps(), Double.MAX_VALUE, out);

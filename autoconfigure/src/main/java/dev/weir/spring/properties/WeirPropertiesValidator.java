@@ -6,7 +6,6 @@ import dev.weir.rule.DegradeStrategy;
 import dev.weir.rule.FlowStrategy;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.RuleViolation;
-import dev.weir.rule.SystemRuleValidator;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,7 +49,7 @@ public final class WeirPropertiesValidator {
     for (RuleViolation violation : validateRules(rules, rules.toRuleSet(), engine)) {
       out.add(violation.under(PREFIX));
     }
-    for (RuleViolation violation : SystemRuleValidator.validate(properties.getSystem().toRule())) {
+    for (RuleViolation violation : properties.getSystem().toRule().validate()) {
       out.add(violation.under(PREFIX + "system."));
     }
     cluster(properties.getCluster(), clusterClient, out);

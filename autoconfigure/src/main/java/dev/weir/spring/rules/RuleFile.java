@@ -6,7 +6,6 @@ import dev.weir.rule.ResourceRule;
 import dev.weir.rule.RuleKind;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.RuleViolation;
-import dev.weir.rule.SystemRuleValidator;
 import dev.weir.spring.properties.BindFailures;
 import dev.weir.spring.properties.RuleLists;
 import dev.weir.spring.properties.RuleMaps;
@@ -135,7 +134,7 @@ final class RuleFile implements RuleSource {
         content1.getAuthority());
     RuleSet rules = lists.toRuleSet(shadowByDefault);
     List<RuleViolation> violations = new ArrayList<>(WeirPropertiesValidator.validateRules(lists, rules, engine));
-    SystemRuleValidator.validate(content1.getSystem().toRule()).forEach(v -> violations.add(v.under("system.")));
+    content1.getSystem().toRule().validate().forEach(v -> violations.add(v.under("system.")));
     Set<Given> cleared = cleared(content1.getCleared(), rules, violations);
     if (!violations.isEmpty()) {
       return Read.invalid(violations.stream().map(v -> named(source, v)).toList());

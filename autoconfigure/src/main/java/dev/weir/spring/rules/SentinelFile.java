@@ -7,7 +7,6 @@ import dev.weir.rule.DegradeStrategy;
 import dev.weir.rule.FlowGrade;
 import dev.weir.rule.FlowStrategy;
 import dev.weir.rule.RuleViolation;
-import dev.weir.rule.SystemRuleValidator;
 import dev.weir.spring.properties.AuthorityRuleProperties;
 import dev.weir.spring.properties.DegradeRuleProperties;
 import dev.weir.spring.properties.FlowRuleProperties;
@@ -392,7 +391,7 @@ final class SentinelFile implements RuleSource {
       }
     }
     Map<String, String> names = FIELD_NAMES.get(Kind.SYSTEM);
-    for (RuleViolation violation : SystemRuleValidator.validate(rule.toRule(shadowByDefault))) {
+    for (RuleViolation violation : rule.toRule(shadowByDefault).validate()) {
       String field = names.getOrDefault(violation.field(), violation.field());
       Entry e = source.get(field);
       violations.add(new RuleViolation(at(e == null ? 0 : e.lineOf(field), (e == null ? "" : e.path + ".") + field),

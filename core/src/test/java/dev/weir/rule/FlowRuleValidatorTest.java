@@ -1,13 +1,7 @@
-package dev.weir;
+package dev.weir.rule;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.weir.rule.ControlBehavior;
-import dev.weir.rule.FlowGrade;
-import dev.weir.rule.FlowRule;
-import dev.weir.rule.FlowRuleValidator;
-import dev.weir.rule.FlowStrategy;
-import dev.weir.rule.RuleViolation;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;

@@ -1,22 +1,11 @@
-package dev.weir;
+package dev.weir.rule;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.weir.rule.ControlBehavior;
-import dev.weir.rule.DegradeRule;
-import dev.weir.rule.DegradeRuleValidator;
-import dev.weir.rule.DegradeStrategy;
-import dev.weir.rule.FlowGrade;
-import dev.weir.rule.FlowRule;
-import dev.weir.rule.InvalidRulesException;
-import dev.weir.rule.ParamFlowItem;
-import dev.weir.rule.ParamFlowRule;
-import dev.weir.rule.ParamFlowRuleValidator;
-import dev.weir.rule.RuleSet;
-import dev.weir.rule.RuleViolation;
-import dev.weir.rule.SystemRule;
-import dev.weir.rule.SystemRuleValidator;
+import dev.weir.Calls;
+import dev.weir.FakeTicker;
+import dev.weir.Weir;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;

@@ -1,18 +1,15 @@
-package dev.weir;
+package dev.weir.rule;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.weir.rule.FlowGrade;
-import dev.weir.rule.FlowRule;
-import dev.weir.rule.FlowRuleValidator;
-import dev.weir.rule.InvalidRulesException;
-import dev.weir.rule.ParamFlowRule;
-import dev.weir.rule.ParamFlowRuleValidator;
-import dev.weir.rule.RuleKind;
-import dev.weir.rule.RuleNames;
-import dev.weir.rule.RuleSet;
-import dev.weir.rule.RuleViolation;
+import dev.weir.BlockException;
+import dev.weir.Calls;
+import dev.weir.Entry;
+import dev.weir.EntryType;
+import dev.weir.FakeTicker;
+import dev.weir.Quota;
+import dev.weir.Weir;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
