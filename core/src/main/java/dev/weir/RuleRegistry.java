@@ -30,6 +30,13 @@ import java.util.function.UnaryOperator;
  */
 public final class RuleRegistry {
 
+  /**
+   * What a cluster-mode rule of an engine without a cluster client is told; an application that
+   * builds engines from its own configuration may name its setting instead ({@code weir.cluster.enabled}
+   * in the Spring Boot starter).
+   */
+  public static final String NO_CLUSTER_CLIENT = "needs a cluster client (Weir.Builder.cluster), and this engine has none";
+
   private final RuleBook book;
   private final boolean clustered;
 
@@ -194,7 +201,7 @@ public final class RuleRegistry {
       }
       if (rule.clusterMode() && !clustered) {
         violations.add(new RuleViolation("param-flow[" + i + "].cluster-mode",
-            "needs a cluster client, and this engine has none (weir.cluster.enabled)"));
+            NO_CLUSTER_CLIENT));
       } else if (rule.clusterMode() && (rule.grade() != FlowGrade.QPS
           || rule.controlBehavior() != ControlBehavior.REJECT)) {
         violations.add(new RuleViolation("param-flow[" + i + "].cluster-mode",
@@ -238,7 +245,7 @@ public final class RuleRegistry {
       }
       if (!clustered) {
         violations.add(new RuleViolation("[" + i + "].cluster-mode",
-            "needs a cluster client, and this engine has none (weir.cluster.enabled)"));
+            NO_CLUSTER_CLIENT));
       }
       List<Object> counter = Arrays.asList(rule.resource(), rule.limitApp(), rule.strategy(), rule.refResource(),
           rule.interval());

@@ -86,6 +86,13 @@ public final class WeirPropertiesValidator {
     }
   }
 
+  /** The engine's message on a missing cluster client, told as the property that gives one. */
+  private static RuleViolation inSpringTerms(RuleViolation violation) {
+    return violation.message().equals(RuleRegistry.NO_CLUSTER_CLIENT)
+        ? new RuleViolation(violation.field(), "needs a cluster client, and this engine has none (weir.cluster.enabled)")
+        : violation;
+  }
+
   /**
    * Returns every problem of rules given as properties, named relative to them
    * ({@code flow[0].count}): the required values missing, then what the engine finds wrong with
@@ -95,7 +102,8 @@ public final class WeirPropertiesValidator {
   public static List<RuleViolation> validateRules(RuleLists given, RuleSet inForce, RuleRegistry engine) {
     List<RuleViolation> out = new ArrayList<>(required(given));
     Set<String> reported = out.stream().map(RuleViolation::field).collect(Collectors.toSet());
-    engine.validate(inForce).stream().filter(violation -> !reported.contains(violation.field())).forEach(out::add);
+    engine.validate(inForce).stream().filter(violation -> !reported.contains(violation.field()))
+        .map(WeirPropertiesValidator::inSpringTerms).forEach(out::add);
     return out;
   }
 
