@@ -41,7 +41,7 @@ final class FileWatcher implements AutoCloseable {
    * Watches {@code directories} and starts the thread.
    *
    * @param directories the directories of the watched files
-   * @param check what to run after changes; its exceptions are logged and the thread goes on
+   * @param check what to run after changes; whatever it throws is logged and the thread goes on
    * @throws IOException when a directory cannot be watched
    */
   FileWatcher(Set<Path> directories, Runnable check) throws IOException {
@@ -74,8 +74,15 @@ final class FileWatcher implements AutoCloseable {
         }
         try {
           check.run();
-        } catch (RuntimeException ex) {
-          logger.warn("Checking the rule files failed", ex);
+        } catch (Throwable failure) {
+          // Whatever a check throws, this thread goes on: if it ended, every later edit would be
+          // ignored until a restart. (RuleSources reports a file's failures itself; this is the
+          // last line.) Even the log may fail here, after an OutOfMemoryError, so it is tried apart.
+          try {
+            logger.error("Checking the rule files failed; watching goes on", failure);
+          } catch (Throwable ignored) {
+            // Nothing more can be done; the next event checks again.
+          }
         }
       }
     } catch (ClosedWatchServiceException | InterruptedException closed) {

@@ -6,12 +6,8 @@ import dev.weir.rule.ResourceRule;
 import dev.weir.rule.RuleKind;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.RuleViolation;
-import dev.weir.rule.SystemRuleValidator;
-import dev.weir.spring.properties.BindFailures;
-import dev.weir.spring.properties.RuleLists;
+import dev.weir.spring.properties.InputLimits;
 import dev.weir.spring.properties.RuleMaps;
-import dev.weir.spring.properties.WeirPropertiesValidator;
-import dev.weir.spring.rules.RuleLayer.Given;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -22,30 +18,19 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
-import org.springframework.boot.context.properties.bind.BindException;
-import org.springframework.boot.context.properties.bind.BindHandler;
-import org.springframework.boot.context.properties.bind.Bindable;
-import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
-import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.origin.Origin;
 import org.springframework.boot.origin.PropertySourceOrigin;
 import org.springframework.boot.origin.TextResourceOrigin;
-import org.springframework.core.env.EnumerablePropertySource;
-import org.springframework.core.env.PropertySource;
-import org.springframework.core.io.ByteArrayResource;
 import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
@@ -54,12 +39,13 @@ import org.yaml.snakeyaml.error.YAMLException;
 
 /**
  * The rule file, {@code weir.rules.file}: YAML ({@code .yml}, {@code .yaml}) or JSON
- * ({@code .json}) with the lists of {@code weir.*}. Both are read by Spring Boot's YAML loader (a
- * JSON document is YAML) and bound by Spring Boot's {@link Binder} onto the property classes of
- * {@code application.yml}, so that keys (kebab-case or camelCase), durations and enum values are
- * read as at start; then judged by {@link WeirPropertiesValidator}. Each problem is named
- * {@code file:/path/rules.yml:LINE field}, the line being where the value (or, for a missing
- * one, its rule) is written.
+ * ({@code .json}) with the lists of {@code weir.*}, read by {@link RuleFileReader} within the
+ * bounds of {@code InputLimits}: Spring Boot's YAML loader (a JSON document is YAML) and binder,
+ * rule by rule, onto the property classes of {@code application.yml}, so that keys (kebab-case or
+ * camelCase), durations and enum values are read as at start; then judged by
+ * {@code WeirPropertiesValidator}. Each problem is named {@code file:/path/rules.yml:LINE field},
+ * the line being where the value (or, for a missing one, its rule) is written. With write-back,
+ * endpoint writes are merged into it ({@link #writeBack}).
  */
 final class RuleFile implements RuleSource {
 
@@ -69,8 +55,7 @@ final class RuleFile implements RuleSource {
   private final Path path;
   private final String name;
   private final boolean json;
-  /** {@code weir.shadow}: whether a rule of the file that does not set {@code shadow} is in shadow mode. */
-  private final boolean shadowByDefault;
+  private final RuleFileReader reader;
   /** Runs after the merged file is written aside and before it replaces the file; tests use it. */
   volatile Runnable beforeMove = () -> { };
 
@@ -79,10 +64,10 @@ final class RuleFile implements RuleSource {
   }
 
   RuleFile(Path path, boolean shadowByDefault) {
-    this.shadowByDefault = shadowByDefault;
     this.path = path.toAbsolutePath();
     this.name = "file:" + this.path;
     this.json = this.path.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".json");
+    this.reader = new RuleFileReader(name, json, shadowByDefault);
   }
 
   @Override
@@ -102,83 +87,13 @@ final class RuleFile implements RuleSource {
 
   @Override
   public Read read(byte[] content, RuleRegistry engine) {
-    List<PropertySource<?>> documents;
-    try {
-      documents = new YamlPropertySourceLoader().load(name, new ByteArrayResource(content, name));
-    } catch (IOException | RuntimeException ex) {
-      return Read.invalid(List.of(new RuleViolation(name, "is not valid " + (json ? "JSON" : "YAML") + ": "
-          + ex.getMessage())));
-    }
-    if (documents.size() > 1) {
-      return Read.invalid(List.of(new RuleViolation(name, "must hold one YAML document, holds " + documents.size())));
-    }
-    if (documents.isEmpty()) {
-      return Read.of(RuleLayer.EMPTY);
-    }
-    PropertySource<?> document = documents.get(0);
-    ConfigurationPropertySource source = ConfigurationPropertySource.from(document);
-    Map<ConfigurationPropertyName, String> written = new HashMap<>();
-    if (document instanceof EnumerablePropertySource<?> enumerable) {
-      for (String key : enumerable.getPropertyNames()) {
-        written.put(ConfigurationPropertyName.adapt(key, '.'), key);
-      }
-    }
-    RuleFileContent content1 = new RuleFileContent();
-    try {
-      new Binder(source).bind(ConfigurationPropertyName.EMPTY, Bindable.ofInstance(content1),
-          new NoUnboundElementsBindHandler(BindHandler.DEFAULT));
-    } catch (BindException ex) {
-      return Read.invalid(BindFailures.violations(ex, n -> written.getOrDefault(n, n.toString())).stream()
-          .map(v -> named(source, v)).toList());
-    }
-    RuleLists lists = new RuleLists(content1.getFlow(), content1.getDegrade(), content1.getParamFlow(),
-        content1.getAuthority());
-    RuleSet rules = lists.toRuleSet(shadowByDefault);
-    List<RuleViolation> violations = new ArrayList<>(WeirPropertiesValidator.validateRules(lists, rules, engine));
-    SystemRuleValidator.validate(content1.getSystem().toRule()).forEach(v -> violations.add(v.under("system.")));
-    Set<Given> cleared = cleared(content1.getCleared(), rules, violations);
-    if (!violations.isEmpty()) {
-      return Read.invalid(violations.stream().map(v -> named(source, v)).toList());
-    }
-    return Read.of(new RuleLayer(rules, cleared, content1.getSystem().toRule(shadowByDefault)));
+    return reader.read(content, engine);
   }
 
-  private static Set<Given> cleared(Map<String, List<String>> cleared, RuleSet rules, List<RuleViolation> out) {
-    Set<Given> given = new HashSet<>();
-    RuleLayer withRules = new RuleLayer(rules, Set.of(), null);
-    cleared.forEach((resource, kinds) -> {
-      for (int i = 0; i < kinds.size(); i++) {
-        String field = "cleared." + resource + "[" + i + "]";
-        RuleKind kind = kind(kinds.get(i));
-        if (kind == null) {
-          out.add(new RuleViolation(field, "must be flow, degrade, param-flow or authority, was '" + kinds.get(i) + "'"));
-        } else if (withRules.gives(new Given(resource, kind))) {
-          out.add(new RuleViolation(field, "clears " + kind.tag() + " of '" + resource
-              + "', but this file has such rules for it; remove one of the two"));
-        } else {
-          given.add(new Given(resource, kind));
-        }
-      }
-    });
-    return given;
-  }
-
-  private static @Nullable RuleKind kind(String written) {
-    String plain = written.replace("-", "").replace("_", "").toLowerCase(Locale.ROOT);
-    for (RuleKind kind : RuleLayer.RESOURCE_KINDS) {
-      if (kind.tag().replace("-", "").equals(plain)) {
-        return kind;
-      }
-    }
-    return null;
-  }
-
-  /** Names a violation with this file and the line of its field (or of its nearest written parent). */
-  private RuleViolation named(ConfigurationPropertySource source, RuleViolation violation) {
-    Integer line = line(source, violation.field());
-    return new RuleViolation(name + (line != null ? ":" + line : "") + " " + violation.field(), violation.message());
-  }
-
+  /**
+   * Returns the line of {@code field} in {@code source}, 1-based: where its value is written, else
+   * where the first value under it is, else the same for its parent; null when none is written.
+   */
   static @Nullable Integer line(ConfigurationPropertySource source, String field) {
     ConfigurationPropertyName name;
     try {
@@ -207,7 +122,8 @@ final class RuleFile implements RuleSource {
     return null;
   }
 
-  private static @Nullable Integer line(@Nullable Origin origin) {
+  /** The line of an origin, 1-based; null when it has none. */
+  static @Nullable Integer line(@Nullable Origin origin) {
     for (Origin at = origin; at != null; at = at.getParent()) {
       if (at instanceof PropertySourceOrigin wrapper && wrapper.getOrigin() != null) {
         at = wrapper.getOrigin();
@@ -253,6 +169,11 @@ final class RuleFile implements RuleSource {
         Map<String, Object> tree = tree(before);
         merge(tree, resource, kinds, given);
         byte[] after = write(tree);
+        if (after.length > InputLimits.MAX_BYTES) {
+          throw new InvalidRulesException(List.of(new RuleViolation(name, "would be " + after.length
+              + " bytes with this write, over " + InputLimits.MAX_BYTES_TEXT + ", the most a rule file may hold;"
+              + " nothing changed")));
+        }
         Read read = read(after, engine);
         if (!read.violations().isEmpty()) {
           throw new InvalidRulesException(read.violations());
@@ -285,7 +206,7 @@ final class RuleFile implements RuleSource {
 
   private static byte[] readOrEmpty(Path file) throws IOException {
     try {
-      return Files.readAllBytes(file);
+      return BoundedFile.read(file);
     } catch (NoSuchFileException missing) {
       return new byte[0];
     }
@@ -326,7 +247,7 @@ final class RuleFile implements RuleSource {
       if (!kinds.contains(kind)) {
         continue;
       }
-      String key = tree.keySet().stream().filter(k -> kind(k) == kind).findFirst().orElse(kind.tag());
+      String key = tree.keySet().stream().filter(k -> RuleFileReader.kind(k) == kind).findFirst().orElse(kind.tag());
       List<Object> list = tree.get(key) instanceof List<?> existing ? new ArrayList<>(existing) : new ArrayList<>();
       list.removeIf(entry -> entry instanceof Map<?, ?> rule && resource.equals(String.valueOf(rule.get("resource"))));
       List<? extends ResourceRule> written = RuleLayer.of(given, kind);
@@ -340,7 +261,7 @@ final class RuleFile implements RuleSource {
           ? new LinkedHashMap<>((Map<String, Object>) existing) : new LinkedHashMap<>();
       List<Object> clearedKinds = cleared.get(resource) instanceof List<?> existing
           ? new ArrayList<>(existing) : new ArrayList<>();
-      clearedKinds.removeIf(k -> kind(String.valueOf(k)) == kind);
+      clearedKinds.removeIf(k -> RuleFileReader.kind(String.valueOf(k)) == kind);
       if (written.isEmpty()) {
         clearedKinds.add(kind.tag());
       }
