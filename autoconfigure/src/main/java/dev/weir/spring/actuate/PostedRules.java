@@ -40,8 +40,11 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code flow[0].interval}.
  *
  * <p>Every body is hostile until read: one over {@link InputLimits#MAX_BYTES} or nested deeper than
- * {@link InputLimits#MAX_DEPTH} is refused before it is parsed (or while, for the depth), and each
- * rule is bound alone ({@link RuleBinding}), so that reading a body costs time linear in its size.
+ * {@link InputLimits#MAX_DEPTH} is refused before it is parsed (or while, for the depth), one with
+ * more than {@link InputLimits#MAX_WRITE_ENTRIES} rules and list entries before it is bound, an
+ * object with more than {@link InputLimits#MAX_FIELDS} fields before it is bound; binding stops
+ * after {@link InputLimits#MAX_PROBLEMS} problems; and each rule is bound alone
+ * ({@link RuleBinding}). So reading a body costs time linear in its size, and little.
  * Whatever the body, the outcome is rules or violations, never an exception.
  */
 final class PostedRules {
@@ -113,12 +116,53 @@ final class PostedRules {
       }
     }
     List<RuleViolation> found = new ArrayList<>();
+    Object flow = parsed("flow", map.get("flow"), found);
+    Object degrade = parsed("degrade", map.get("degrade"), found);
+    Object paramFlow = parsed("param-flow", map.get("paramFlow"), found);
+    Object authority = parsed("authority", map.get("authority"), found);
+    long entries = entries(flow) + entries(degrade) + entries(paramFlow) + entries(authority);
+    if (entries > InputLimits.MAX_WRITE_ENTRIES) {
+      found.add(new RuleViolation("body", "holds " + entries + " rules and entries of their lists;"
+          + " a write takes at most " + InputLimits.MAX_WRITE_ENTRIES));
+    }
+    if (!found.isEmpty()) {
+      return new PostedRules(null, null, null, null, unknown, found);
+    }
     return new PostedRules(
-        bind(resource, "flow", map.get("flow"), FlowRuleProperties.class, found),
-        bind(resource, "degrade", map.get("degrade"), DegradeRuleProperties.class, found),
-        bind(resource, "param-flow", map.get("paramFlow"), ParamFlowRuleProperties.class, found),
-        bind(resource, "authority", map.get("authority"), AuthorityRuleProperties.class, found),
+        bind(resource, "flow", flow, FlowRuleProperties.class, found),
+        bind(resource, "degrade", degrade, DegradeRuleProperties.class, found),
+        bind(resource, "param-flow", paramFlow, ParamFlowRuleProperties.class, found),
+        bind(resource, "authority", authority, AuthorityRuleProperties.class, found),
         unknown, found);
+  }
+
+  /** A kind's value, its JSON text parsed when it is given as text; a violation when that is not JSON. */
+  private static @Nullable Object parsed(String kind, @Nullable Object value, List<RuleViolation> violations) {
+    if (!(value instanceof String json)) {
+      return value;
+    }
+    try {
+      return JSON.readValue(json, Object.class);
+    } catch (RuntimeException ex) {
+      violations.add(new RuleViolation(kind, "must be a JSON list of rules: " + reason(ex)));
+      return null;
+    }
+  }
+
+  /** Counts the entries of every list in {@code value}, at any depth (bounded by the parser's). */
+  private static long entries(@Nullable Object value) {
+    long count = 0;
+    if (value instanceof List<?> list) {
+      count += list.size();
+      for (Object entry : list) {
+        count += entries(entry);
+      }
+    } else if (value instanceof Map<?, ?> map) {
+      for (Object field : map.values()) {
+        count += entries(field);
+      }
+    }
+    return count;
   }
 
   private static PostedRules refused(List<RuleViolation> violations) {
@@ -205,19 +249,11 @@ final class PostedRules {
   /**
    * Binds the rules of one kind, each alone ({@link RuleBinding}: linear in the number of rules).
    * Returns null when the kind is not given, an empty list when it has problems (added to
-   * {@code violations}), else the rules.
+   * {@code violations}), else the rules. {@code value} is already parsed.
    */
   private static <T> @Nullable List<T> bind(String resource, String kind, @Nullable Object value, Class<T> type,
       List<RuleViolation> violations) {
     Object parsed = value;
-    if (value instanceof String json) {
-      try {
-        parsed = JSON.readValue(json, Object.class);
-      } catch (RuntimeException ex) {
-        violations.add(new RuleViolation(kind, "must be a JSON list of rules: " + reason(ex)));
-        return List.of();
-      }
-    }
     if (parsed == null) {
       return null;
     }
@@ -229,6 +265,13 @@ final class PostedRules {
     List<T> rules = new ArrayList<>(posted.size());
     for (int i = 0; i < posted.size(); i++) {
       String name = kind + "[" + i + "]";
+      if (violations.size() >= InputLimits.MAX_PROBLEMS) {
+        if (violations.stream().noneMatch(v -> v.field().equals("body"))) {
+          violations.add(new RuleViolation("body", "has more problems than the " + InputLimits.MAX_PROBLEMS
+              + " listed; the rest was not checked"));
+        }
+        break;
+      }
       if (!(posted.get(i) instanceof Map<?, ?> rule)) {
         violations.add(new RuleViolation(name, "must be an object with the fields of a " + kind + " rule"));
         continue;
@@ -258,7 +301,11 @@ final class PostedRules {
   private static boolean flatten(String name, @Nullable Object value, Map<String, Object> properties,
       Map<ConfigurationPropertyName, String> postedNames, List<RuleViolation> violations) {
     boolean names = true;
-    if (value instanceof Map<?, ?> map) {
+    if (value instanceof Map<?, ?> map && map.size() > InputLimits.MAX_FIELDS) {
+      violations.add(new RuleViolation(name, "has " + map.size() + " fields; a rule has at most "
+          + InputLimits.MAX_FIELDS));
+      return false;
+    } else if (value instanceof Map<?, ?> map) {
       for (Map.Entry<?, ?> entry : map.entrySet()) {
         String key = String.valueOf(entry.getKey());
         if (!FIELD_NAME.matcher(key).matches()) {

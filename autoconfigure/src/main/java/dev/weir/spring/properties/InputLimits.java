@@ -37,6 +37,27 @@ public final class InputLimits {
    */
   public static final int MAX_ALIASED_VALUES = 100_000;
 
+  /**
+   * The most list entries one write to the {@code weir} endpoint may hold: its rules, and the
+   * entries of their lists (exceptions of hot-parameter rules, {@code limit-app} of authority
+   * rules), all kinds together. A write is for one resource, which needs a handful; this bound
+   * keeps any body within {@link #MAX_BYTES} answered within a second (a megabyte of minimal rules
+   * would be 87,000 of them, each bound, checked and put in force).
+   */
+  public static final int MAX_WRITE_ENTRIES = 5_000;
+
+  /**
+   * The most fields one object of a posted rule may have (the rule itself, or an exception of a
+   * hot-parameter rule): a rule has at most 16; more are refused before the object is bound.
+   */
+  public static final int MAX_FIELDS = 64;
+
+  /**
+   * The most problems reading a posted body lists: binding stops there (with a last violation saying
+   * so), so that a body of many bad rules costs no more than one of few.
+   */
+  public static final int MAX_PROBLEMS = 100;
+
   private InputLimits() {
   }
 }

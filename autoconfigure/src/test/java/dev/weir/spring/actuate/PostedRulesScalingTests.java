@@ -12,10 +12,12 @@ import org.junit.jupiter.api.Timeout;
  * one, the binder's look-ups over one source holding every rule made it quadratic: 2,000 flow rules
  * took 5 s, 4,000 more than 20 s.
  *
- * <p>The assertion compares two sizes of the same body, by the least thread CPU time of three runs
- * (see {@link CpuTime}): four times the rules must cost less than eight times the time. Linear
- * reading gives about 4, quadratic 16; a ratio, unlike a time, does not depend on how fast or busy
- * the machine is, and the margin on both sides absorbs what noise remains.
+ * <p>The assertion compares two sizes of the same body, by the least thread CPU time of four runs
+ * each, run in turn ({@link CpuTime#ratio}): four times the rules must cost less than ten times the
+ * time. Linear reading gives about 4 (3 to 5 measured), quadratic 16 (15.4 and 15.6 measured on the
+ * old code); a ratio, unlike a time, does not depend on how fast or busy the machine is, and the
+ * margin on both sides absorbs what noise remains (8.5 was seen once, with a load of 13 on two
+ * cores, before the runs were taken in turn).
  */
 @Timeout(120)
 class PostedRulesScalingTests {
@@ -38,21 +40,17 @@ class PostedRulesScalingTests {
   }
 
   private static double ratio(String small, String large) {
-    CpuTime.least(2, () -> PostedRules.read("r", small)); // warm up
-    long smallNanos = CpuTime.least(3, () -> assertThat(PostedRules.read("r", small).bindingViolations()).isEmpty());
-    long largeNanos = CpuTime.least(3, () -> assertThat(PostedRules.read("r", large).bindingViolations()).isEmpty());
-    System.out.printf("least CPU time: %d rules %.1f ms, %d rules %.1f ms%n", 500, smallNanos / 1e6, 2000,
-        largeNanos / 1e6);
-    return (double) largeNanos / smallNanos;
+    return CpuTime.ratio(4, () -> assertThat(PostedRules.read("r", small).bindingViolations()).isEmpty(),
+        () -> assertThat(PostedRules.read("r", large).bindingViolations()).isEmpty());
   }
 
   @Test
-  void fourTimesTheFlowRulesCostLessThanEightTimesTheTime() {
-    assertThat(ratio(flowRules(500), flowRules(2000))).isLessThan(8);
+  void fourTimesTheFlowRulesCostLessThanTenTimesTheTime() {
+    assertThat(ratio(flowRules(500), flowRules(2000))).isLessThan(10);
   }
 
   @Test
-  void fourTimesTheHotParameterRulesWithNestedListsCostLessThanEightTimesTheTime() {
-    assertThat(ratio(hotParameterRules(500), hotParameterRules(2000))).isLessThan(8);
+  void fourTimesTheHotParameterRulesWithNestedListsCostLessThanTenTimesTheTime() {
+    assertThat(ratio(hotParameterRules(500), hotParameterRules(2000))).isLessThan(10);
   }
 }
