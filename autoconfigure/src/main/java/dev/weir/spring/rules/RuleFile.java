@@ -52,10 +52,15 @@ final class RuleFile implements RuleSource {
   /** How often a write-back merges again when the file keeps changing under it. */
   static final int MAX_WRITE_ATTEMPTS = 5;
 
+  /** The most symbolic links followed from the file's path (as Linux's own limit). */
+  private static final int MAX_LINKS = 40;
+
   private final Path path;
   private final String name;
   private final boolean json;
   private final RuleFileReader reader;
+  /** The content whose rules are in force ({@link #accepted}); null before any. */
+  private volatile byte @Nullable [] inForce;
   /** Runs after the merged file is written aside and before it replaces the file; tests use it. */
   volatile Runnable beforeMove = () -> { };
 
@@ -145,22 +150,36 @@ final class RuleFile implements RuleSource {
    * result is validated whole; an invalid file (a hand edit in progress, say) refuses the write.
    * It is written to a temporary file in the same directory (so that the move is a rename within
    * one file system) and moved over the file with {@code ATOMIC_MOVE}: a reader sees the old file
-   * or the new one, never a part. Writes are serialized by the caller's lock. A hand edit saved
-   * between the read and the move would be lost, so the file is compared with what was read just
-   * before the move, and on a difference the merge starts again from the new content (at most
-   * {@value #MAX_WRITE_ATTEMPTS} times); what remains is the instant between that comparison and
-   * the rename. A symbolic link is followed: its target is replaced, the link stays. Comments and
-   * formatting of a YAML file are not kept (the file is written as the binder reads it).
+   * or the new one, never a part. Writes are serialized by the caller's lock.
+   *
+   * <p>What a hand edit (or a deploy) may do meanwhile, and what becomes of it:
+   * <ul>
+   *   <li>Save the file between the read and the move: the file is compared with what was read
+   *       just before the move, and on a difference the merge starts again from the new content (at
+   *       most {@value #MAX_WRITE_ATTEMPTS} times, then the write is refused). What remains is the
+   *       instant between that comparison and the rename, which no file system lets one close.
+   *   <li>Point a symbolic link on the file's path elsewhere: the file is written where the path
+   *       leads now, its real path, compared before and after the move like its content; if the
+   *       link moved, the merge starts again from the file it leads to now. (The file the link led
+   *       to before may then hold the write too; it is no longer the rule file.) The links stay.
+   *   <li>Delete the file: its rules stay in force (as without write-back), so the write recreates
+   *       it from the content whose rules are in force ({@link #accepted}), plus the write, never
+   *       from nothing, which would drop every other rule it gave.
+   * </ul>
+   * Comments and formatting of a YAML file are not kept (the file is written as the binder reads it).
    *
    * @return the bytes written and what they give
-   * @throws InvalidRulesException when the merged file would be invalid; the file is unchanged
+   * @throws InvalidRulesException when the merged file would be invalid, or over
+   *     {@code InputLimits.MAX_BYTES}; the file is unchanged
    * @throws UncheckedIOException when the file cannot be read or written
    */
   Written writeBack(String resource, Set<RuleKind> kinds, RuleSet given, RuleRegistry engine) {
     try {
-      Path target = Files.exists(path) ? path.toRealPath() : path;
       for (int attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
-        byte[] before = readOrEmpty(target);
+        Path target = target();
+        byte[] onDisk = readOrNull(target);
+        byte[] inForceNow = inForce;
+        byte[] before = onDisk != null ? onDisk : inForceNow != null ? inForceNow : new byte[0];
         // Judged as it is first, so that its problems are named with its own lines.
         Read current = read(before, engine);
         if (!current.violations().isEmpty()) {
@@ -178,16 +197,19 @@ final class RuleFile implements RuleSource {
         if (!read.violations().isEmpty()) {
           throw new InvalidRulesException(read.violations());
         }
-        Path parent = target.getParent();
-        Path temp = Files.createTempFile(parent, "." + target.getFileName(), ".tmp");
+        Path temp = Files.createTempFile(target.getParent(), "." + target.getFileName(), ".tmp");
         try {
           Files.write(temp, after);
           copyPermissions(target, temp);
           beforeMove.run();
-          if (!Arrays.equals(readOrEmpty(target), before)) {
-            continue;
+          if (!target.equals(target()) || !Arrays.equals(readOrNull(target), onDisk)) {
+            continue; // changed since read: merge again into what is there now
           }
           Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+          if (!target.equals(target())) {
+            continue; // a link on the path moved in the instant between: merge into where it leads now
+          }
+          inForce = after;
           return new Written(after, read.layer());
         } finally {
           Files.deleteIfExists(temp);
@@ -200,15 +222,40 @@ final class RuleFile implements RuleSource {
     }
   }
 
+  /**
+   * Records {@code content} as the file's content whose rules are in force: what a write-back
+   * merges into when the file has been deleted. Called by the rule sources after they applied it.
+   */
+  void accepted(byte[] content) {
+    inForce = content;
+  }
+
+  /**
+   * Returns where the file's path leads now, every symbolic link followed (the file's own, even
+   * when its target is missing, and those of its directories): the file a write-back replaces.
+   */
+  private Path target() throws IOException {
+    Path at = path;
+    for (int hops = 0; Files.isSymbolicLink(at); hops++) {
+      if (hops == MAX_LINKS) {
+        throw new IOException("more than " + MAX_LINKS + " symbolic links lead from " + path);
+      }
+      at = at.resolveSibling(Files.readSymbolicLink(at));
+    }
+    Path parent = at.toAbsolutePath().getParent();
+    return parent == null ? at : parent.toRealPath().resolve(at.getFileName());
+  }
+
   /** The bytes written back and the layer they give. */
   record Written(byte[] content, RuleLayer layer) {
   }
 
-  private static byte[] readOrEmpty(Path file) throws IOException {
+  /** The file's bytes, or null when there is no file. */
+  private static byte @Nullable [] readOrNull(Path file) throws IOException {
     try {
       return BoundedFile.read(file);
     } catch (NoSuchFileException missing) {
-      return new byte[0];
+      return null;
     }
   }
 

@@ -15,7 +15,6 @@ import dev.weir.spring.properties.WeirPropertiesValidator;
 import dev.weir.spring.rules.RuleLayer.Given;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -195,6 +194,9 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
     }
     source.last = content;
     apply(source.source.name(), read.layer(), false);
+    if (source.source == ruleFile) {
+      ruleFile.accepted(content);
+    }
     return List.of();
   }
 
@@ -388,6 +390,9 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
     try {
       apply(name, read.layer(), false);
       problems.remove(name);
+      if (source.source == ruleFile) {
+        ruleFile.accepted(content);
+      }
     } catch (InvalidRulesException ex) {
       refuse(name, ex.violations());
     }
@@ -522,17 +527,11 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
       running = true;
       return;
     }
-    Set<Path> directories = new LinkedHashSet<>();
-    for (Watched source : watched) {
-      Path parent = source.source.path().toAbsolutePath().getParent();
-      if (parent != null) {
-        directories.add(parent);
-      }
-    }
+    List<Path> files = watched.stream().map(source -> source.source.path()).toList();
     try {
-      watcher = new FileWatcher(directories, this::check);
+      watcher = new FileWatcher(files, this::check);
     } catch (IOException ex) {
-      throw new UncheckedIOException("Cannot watch the rule files in " + directories, ex);
+      throw new UncheckedIOException("Cannot watch the rule files " + files, ex);
     }
     running = true;
     check();
