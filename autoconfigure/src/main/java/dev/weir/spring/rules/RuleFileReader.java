@@ -96,7 +96,10 @@ final class RuleFileReader {
     Properties properties = new Properties(document);
     List<RuleViolation> violations = new ArrayList<>();
     for (String key : enumerable.getPropertyNames()) {
-      properties.add(key, Objects.requireNonNull(values.get(key)), violations);
+      Object value = values.get(key);
+      if (key != null && value != null) { // an empty document ({}) is one property without a name
+        properties.add(key, value, violations);
+      }
     }
     List<FlowRuleProperties> flow = properties.bind(Kind.FLOW, FlowRuleProperties.class, violations);
     List<DegradeRuleProperties> degrade = properties.bind(Kind.DEGRADE, DegradeRuleProperties.class, violations);
