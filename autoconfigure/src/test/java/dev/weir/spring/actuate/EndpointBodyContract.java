@@ -115,6 +115,24 @@ abstract class EndpointBodyContract {
     assertThat(count("body.query")).isEqualTo(-1);
   }
 
+  @Test
+  void aBodyBeyondTheLimitsOfNestingEntriesOrFieldsIsA400NamingTheLimit() throws Exception {
+    String deep = "{\"flow\": [{\"count\": 1, \"limitApp\": " + "[".repeat(30) + "]".repeat(30) + "}]}";
+    assertRefused(post("body.limits", deep), "body", "nesting depth");
+    StringJoiner many = new StringJoiner(",", "{\"flow\": [", "]}");
+    for (int i = 0; i <= InputLimits.MAX_WRITE_ENTRIES; i++) {
+      many.add("{\"count\": 1}");
+    }
+    assertRefused(post("body.limits", many.toString()), "body", "holds 5001 rules and entries of their lists;"
+        + " a write takes at most 5000");
+    StringJoiner wide = new StringJoiner(",", "{\"flow\": [{", "}]}");
+    for (int i = 0; i <= InputLimits.MAX_FIELDS; i++) {
+      wide.add("\"f" + i + "\": 1");
+    }
+    assertRefused(post("body.limits", wide.toString()), "flow[0]", "has 65 fields; a rule has at most 64");
+    assertThat(count("body.limits")).as("nothing changed").isEqualTo(-1);
+  }
+
   /** A valid body padded with spaces to {@code size} bytes. */
   static byte[] padded(String json, int size) {
     byte[] body = (json + " ".repeat(size - json.length())).getBytes(StandardCharsets.UTF_8);
