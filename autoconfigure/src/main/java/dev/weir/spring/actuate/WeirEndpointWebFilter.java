@@ -72,8 +72,8 @@ public final class WeirEndpointWebFilter implements WebFilter, Ordered {
   @Override
   public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
     ServerHttpRequest request = exchange.getRequest();
-    if (!HttpMethod.POST.equals(request.getMethod()) || !isResourcePath(request.getPath().pathWithinApplication().value())
-        || !writesOpen.getAsBoolean()) {
+    if (!HttpMethod.POST.equals(request.getMethod())
+        || !isResourcePath(request.getPath().pathWithinApplication().value()) || !writesOpen.getAsBoolean()) {
       return chain.filter(exchange);
     }
     if (PostedBody.announcesTooMuch(request.getHeaders().getContentLength())) {

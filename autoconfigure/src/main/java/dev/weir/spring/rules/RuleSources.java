@@ -201,7 +201,8 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
   }
 
   private static RuleViolation couldNotBeChecked(Watched source, Throwable failure) {
-    return new RuleViolation(source.source.name(), "could not be checked: " + WeirPropertiesValidator.describe(failure));
+    return new RuleViolation(source.source.name(),
+        "could not be checked: " + WeirPropertiesValidator.describe(failure));
   }
 
   /**
