@@ -66,8 +66,8 @@ class EndpointCheckFailureTests {
     HttpResponse<String> answer = post("check.failing", "{\"paramFlow\": [{\"key\": \"#p0\", \"count\": 1},"
         + " {\"key\": \"#boom\", \"count\": 2}]}");
     assertThat(answer.statusCode()).as(answer.body()).isEqualTo(400);
-    assertThat(answer.body()).contains("\"field\":\"param-flow[1]\"", "could not be checked: StackOverflowError")
-        .doesNotContain("\"field\":\"param-flow[0]\"");
+    // The rule is named (param-flow[1], or its key, should the engine name the field itself), the other is not.
+    assertThat(answer.body()).contains("\"field\":\"param-flow[1]").doesNotContain("\"field\":\"param-flow[0]");
     assertThat(weir.rules().rules("check.failing").paramFlow()).as("nothing changed").isEmpty();
   }
 
@@ -75,8 +75,7 @@ class EndpointCheckFailureTests {
   void aCheckThatThrowsIsA400NamingTheRule() throws Exception {
     HttpResponse<String> answer = post("check.failing", "{\"paramFlow\": [{\"key\": \"#bug\", \"count\": 2}]}");
     assertThat(answer.statusCode()).as(answer.body()).isEqualTo(400);
-    assertThat(answer.body()).contains("\"field\":\"param-flow[0]\"",
-        "could not be checked: IllegalStateException: a bug in the compiler");
+    assertThat(answer.body()).contains("\"field\":\"param-flow[0]", "a bug in the compiler");
   }
 
   @Test
