@@ -4,28 +4,28 @@ import dev.weir.rule.RuleKind;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.RuleViolation;
 import dev.weir.spring.properties.AuthorityRuleProperties;
-import dev.weir.spring.properties.BindFailures;
 import dev.weir.spring.properties.DegradeRuleProperties;
 import dev.weir.spring.properties.FlowRuleProperties;
+import dev.weir.spring.properties.InputLimits;
 import dev.weir.spring.properties.ParamFlowRuleProperties;
+import dev.weir.spring.properties.RuleBinding;
 import dev.weir.spring.properties.RuleLists;
 import dev.weir.spring.properties.Spelling;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
-import org.springframework.boot.context.properties.bind.BindException;
-import org.springframework.boot.context.properties.bind.BindHandler;
-import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
-import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.StreamReadConstraints;
+import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -38,13 +38,34 @@ import tools.jackson.databind.json.JsonMapper;
  * the top that are not a kind ({@link #unknownKinds}), fields that no rule has and values that
  * cannot be converted ({@link #bindingViolations}) are violations named like {@code degarde} and
  * {@code flow[0].interval}.
+ *
+ * <p>Every body is hostile until read: one over {@link InputLimits#MAX_BYTES} or nested deeper than
+ * {@link InputLimits#MAX_DEPTH} is refused before it is parsed (or while, for the depth), one with
+ * more than {@link InputLimits#MAX_WRITE_ENTRIES} rules and list entries before it is bound, an
+ * object with more than {@link InputLimits#MAX_FIELDS} fields before it is bound; binding stops
+ * after {@link InputLimits#MAX_PROBLEMS} problems; and each rule is bound alone
+ * ({@link RuleBinding}). So reading a body costs time linear in its size, and little.
+ * Whatever the body, the outcome is rules or violations, never an exception.
  */
 final class PostedRules {
 
   /** The kinds of rules the body takes, as named at its top. */
   static final List<String> KINDS = List.of("flow", "degrade", "paramFlow", "authority");
 
-  private static final JsonMapper JSON = JsonMapper.builder().build();
+  /** A field's name as a rule may have it: letters, digits, {@code -} and {@code _}, at most 100. */
+  private static final Pattern FIELD_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_-]{0,99}");
+
+  /**
+   * Reads posted JSON within {@link InputLimits}: the nesting depth is checked while parsing, so
+   * that no body can make the parser, or the flattening after it, recurse deeply.
+   */
+  private static final JsonMapper JSON = JsonMapper.builder(JsonFactory.builder()
+      .streamReadConstraints(StreamReadConstraints.builder()
+          .maxNestingDepth(InputLimits.MAX_DEPTH)
+          .maxDocumentLength(InputLimits.MAX_BYTES)
+          .maxStringLength(InputLimits.MAX_BYTES)
+          .build())
+      .build()).build();
 
   private final @Nullable List<FlowRuleProperties> flow;
   private final @Nullable List<DegradeRuleProperties> degrade;
@@ -74,11 +95,15 @@ final class PostedRules {
     if (body == null) {
       return refused(List.of());
     }
+    if (body.length() > InputLimits.MAX_BYTES) {
+      return refused(List.of(new RuleViolation("body", "is over " + InputLimits.MAX_BYTES_TEXT
+          + ", the most the weir endpoint reads")));
+    }
     Object parsed;
     try {
       parsed = JSON.readValue(body, Object.class);
-    } catch (JacksonException ex) {
-      return refused(List.of(new RuleViolation("body", "must be a JSON object: " + ex.getOriginalMessage())));
+    } catch (RuntimeException ex) {
+      return refused(List.of(new RuleViolation("body", "must be a JSON object: " + reason(ex))));
     }
     if (!(parsed instanceof Map<?, ?> map)) {
       return refused(List.of(new RuleViolation("body", "must be a JSON object with " + String.join(", ", KINDS)
@@ -91,12 +116,53 @@ final class PostedRules {
       }
     }
     List<RuleViolation> found = new ArrayList<>();
+    Object flow = parsed("flow", map.get("flow"), found);
+    Object degrade = parsed("degrade", map.get("degrade"), found);
+    Object paramFlow = parsed("param-flow", map.get("paramFlow"), found);
+    Object authority = parsed("authority", map.get("authority"), found);
+    long entries = entries(flow) + entries(degrade) + entries(paramFlow) + entries(authority);
+    if (entries > InputLimits.MAX_WRITE_ENTRIES) {
+      found.add(new RuleViolation("body", "holds " + entries + " rules and entries of their lists;"
+          + " a write takes at most " + InputLimits.MAX_WRITE_ENTRIES));
+    }
+    if (!found.isEmpty()) {
+      return new PostedRules(null, null, null, null, unknown, found);
+    }
     return new PostedRules(
-        bind(resource, "flow", map.get("flow"), FlowRuleProperties.class, found),
-        bind(resource, "degrade", map.get("degrade"), DegradeRuleProperties.class, found),
-        bind(resource, "param-flow", map.get("paramFlow"), ParamFlowRuleProperties.class, found),
-        bind(resource, "authority", map.get("authority"), AuthorityRuleProperties.class, found),
+        bind(resource, "flow", flow, FlowRuleProperties.class, found),
+        bind(resource, "degrade", degrade, DegradeRuleProperties.class, found),
+        bind(resource, "param-flow", paramFlow, ParamFlowRuleProperties.class, found),
+        bind(resource, "authority", authority, AuthorityRuleProperties.class, found),
         unknown, found);
+  }
+
+  /** A kind's value, its JSON text parsed when it is given as text; a violation when that is not JSON. */
+  private static @Nullable Object parsed(String kind, @Nullable Object value, List<RuleViolation> violations) {
+    if (!(value instanceof String json)) {
+      return value;
+    }
+    try {
+      return JSON.readValue(json, Object.class);
+    } catch (RuntimeException ex) {
+      violations.add(new RuleViolation(kind, "must be a JSON list of rules: " + reason(ex)));
+      return null;
+    }
+  }
+
+  /** Counts the entries of every list in {@code value}, at any depth (bounded by the parser's). */
+  private static long entries(@Nullable Object value) {
+    long count = 0;
+    if (value instanceof List<?> list) {
+      count += list.size();
+      for (Object entry : list) {
+        count += entries(entry);
+      }
+    } else if (value instanceof Map<?, ?> map) {
+      for (Object field : map.values()) {
+        count += entries(field);
+      }
+    }
+    return count;
   }
 
   private static PostedRules refused(List<RuleViolation> violations) {
@@ -180,17 +246,14 @@ final class PostedRules {
     return plain.equals(target) || Spelling.distance(plain, target) <= 2;
   }
 
+  /**
+   * Binds the rules of one kind, each alone ({@link RuleBinding}: linear in the number of rules).
+   * Returns null when the kind is not given, an empty list when it has problems (added to
+   * {@code violations}), else the rules. {@code value} is already parsed.
+   */
   private static <T> @Nullable List<T> bind(String resource, String kind, @Nullable Object value, Class<T> type,
       List<RuleViolation> violations) {
     Object parsed = value;
-    if (value instanceof String json) {
-      try {
-        parsed = JSON.readValue(json, Object.class);
-      } catch (JacksonException ex) {
-        violations.add(new RuleViolation(kind, "must be a JSON list of rules: " + ex.getOriginalMessage()));
-        return List.of();
-      }
-    }
     if (parsed == null) {
       return null;
     }
@@ -198,45 +261,75 @@ final class PostedRules {
       violations.add(new RuleViolation(kind, "must be a list of rules, [] for none"));
       return List.of();
     }
-    MapConfigurationPropertySource source = new MapConfigurationPropertySource();
-    Map<ConfigurationPropertyName, String> postedNames = new HashMap<>();
-    boolean shaped = true;
+    int before = violations.size();
+    List<T> rules = new ArrayList<>(posted.size());
     for (int i = 0; i < posted.size(); i++) {
       String name = kind + "[" + i + "]";
+      if (violations.size() >= InputLimits.MAX_PROBLEMS) {
+        if (violations.stream().noneMatch(v -> v.field().equals("body"))) {
+          violations.add(new RuleViolation("body", "has more problems than the " + InputLimits.MAX_PROBLEMS
+              + " listed; the rest was not checked"));
+        }
+        break;
+      }
       if (!(posted.get(i) instanceof Map<?, ?> rule)) {
         violations.add(new RuleViolation(name, "must be an object with the fields of a " + kind + " rule"));
-        shaped = false;
         continue;
       }
+      Map<String, Object> properties = new LinkedHashMap<>();
+      Map<ConfigurationPropertyName, String> postedNames = new HashMap<>();
       if (!rule.containsKey("resource")) {
-        source.put(name + ".resource", resource);
+        properties.put(name + ".resource", resource);
       }
-      flatten(name, rule, source, postedNames);
+      if (flatten(name, rule, properties, postedNames, violations)) {
+        T bound = RuleBinding.bind(name, properties, type, property -> asPosted(property, postedNames), violations);
+        if (bound != null) {
+          rules.add(bound);
+        }
+      }
     }
-    if (!shaped) {
-      return List.of();
-    }
-    try {
-      BindHandler handler = new NoUnboundElementsBindHandler(BindHandler.DEFAULT);
-      return new Binder(source).bind(kind, Bindable.listOf(type), handler).orElseGet(List::of);
-    } catch (BindException ex) {
-      violations.addAll(BindFailures.violations(ex, name -> asPosted(name, postedNames)));
-      return List.of();
-    }
+    return violations.size() == before ? rules : List.of();
   }
 
-  private static void flatten(String name, @Nullable Object value, MapConfigurationPropertySource source,
-      Map<ConfigurationPropertyName, String> postedNames) {
-    if (value instanceof Map<?, ?> map) {
-      map.forEach((key, nested) -> flatten(name + "." + key, nested, source, postedNames));
+  /**
+   * Adds the properties of {@code value} under {@code name} ({@code flow[0].count},
+   * {@code param-flow[0].exceptions[1].value}). A key that is not a field's name (letters, digits,
+   * {@code -} and {@code _}) is a violation: it could not be any rule's field, and Spring Boot's
+   * names would read a dot or a bracket in it as a path. Returns whether every key was a name.
+   * The depth is bounded by the parser's ({@link InputLimits#MAX_DEPTH}).
+   */
+  private static boolean flatten(String name, @Nullable Object value, Map<String, Object> properties,
+      Map<ConfigurationPropertyName, String> postedNames, List<RuleViolation> violations) {
+    boolean names = true;
+    if (value instanceof Map<?, ?> map && map.size() > InputLimits.MAX_FIELDS) {
+      violations.add(new RuleViolation(name, "has " + map.size() + " fields; a rule has at most "
+          + InputLimits.MAX_FIELDS));
+      return false;
+    } else if (value instanceof Map<?, ?> map) {
+      for (Map.Entry<?, ?> entry : map.entrySet()) {
+        String key = String.valueOf(entry.getKey());
+        if (!FIELD_NAME.matcher(key).matches()) {
+          violations.add(new RuleViolation(name + "." + key, "no rule of this kind has this field"));
+          names = false;
+        } else {
+          names &= flatten(name + "." + key, entry.getValue(), properties, postedNames, violations);
+        }
+      }
     } else if (value instanceof List<?> list) {
       for (int i = 0; i < list.size(); i++) {
-        flatten(name + "[" + i + "]", list.get(i), source, postedNames);
+        names &= flatten(name + "[" + i + "]", list.get(i), properties, postedNames, violations);
       }
     } else if (value != null) {
-      source.put(name, value);
+      properties.put(name, value);
       postedNames.put(ConfigurationPropertyName.adapt(name, '.'), name);
     }
+    return names;
+  }
+
+  /** The parser's message, without the location Jackson appends (the body is one line, usually). */
+  private static String reason(RuntimeException ex) {
+    String message = ex instanceof JacksonException jackson ? jackson.getOriginalMessage() : ex.getMessage();
+    return String.valueOf(message);
   }
 
   private static String asPosted(ConfigurationPropertyName name, Map<ConfigurationPropertyName, String> posted) {

@@ -2,43 +2,51 @@ package dev.weir.spring.actuate;
 
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Type;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.springframework.core.MethodParameter;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpInputMessage;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageConverter;
 import org.springframework.web.bind.annotation.ControllerAdvice;
+import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
 import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.mvc.method.annotation.RequestBodyAdviceAdapter;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Lets {@code POST /actuator/weir/{resource}} take its rules as a JSON object of lists, as in
- * {@code {"flow": [{"count": 5}]}}, on Spring MVC.
+ * {@code {"flow": [{"count": 5}]}}, on Spring MVC, and answers a body over 1 MiB with {@code 413}
+ * ({@link PostedBody}).
  *
  * <p>Spring Boot reads the body of every actuator write operation on Spring MVC as a map of
  * strings ({@code AbstractWebMvcEndpointHandlerMapping.OperationHandler#handle(HttpServletRequest,
  * Map<String, String>)}, through the application's message converters), so a list in it is refused
  * before any operation parameter or endpoint converter sees it; and it merges the keys of the body
  * into the operation's arguments, over the path's {@code {resource}}. For that one operation only,
- * this advice hands Spring Boot a body with one key, {@code rules}, whose value is the JSON text of
- * the object posted, with the query parameters added as keys (they are arguments too, and
- * {@link WeirEndpoint} refuses what is not a kind of rules). A key of the body can then neither be
- * lost nor take the place of the path's resource. Bodies of other requests and operations are left
- * alone, and a body that is not a JSON object is passed on untouched, to be refused as before. So is
- * a body that already is the operation's argument, {@code {"rules": "<the JSON text>"}}: the form
- * every web stack takes (Spring WebFlux reads bodies the same way, without this advice), which the
- * dashboard page posts.
+ * this advice reads the body (at most 1 MiB and a byte, {@link PostedBody#read}; a larger one, or
+ * one whose {@code Content-Length} says so, is answered 413 by {@link #tooLarge}) and hands Spring
+ * Boot a body with one key, {@code rules}, whose value is {@link PostedBody#rulesArgument}: the
+ * JSON text of the object posted, with the query parameters added as keys (they are arguments too,
+ * and {@link WeirEndpoint} refuses what is not a kind of rules). A key of the body can then neither
+ * be lost nor take the place of the path's resource. A body that is not a JSON object is handed on
+ * as its text, so that the endpoint refuses it with the reason; one that already is the operation's
+ * argument, {@code {"rules": "<the JSON text>"}} (the dashboard page posts so), as that text.
+ * Bodies of other requests and operations are left alone. WebFlux does the same in
+ * {@link WeirEndpointWebFilter}.
  */
 @ControllerAdvice
 public final class WeirEndpointRequestBodyAdvice extends RequestBodyAdviceAdapter {
@@ -78,38 +86,31 @@ public final class WeirEndpointRequestBodyAdvice extends RequestBodyAdviceAdapte
 
   @Override
   public HttpInputMessage beforeBodyRead(HttpInputMessage inputMessage, MethodParameter parameter, Type targetType,
-      Class<? extends HttpMessageConverter<?>> converterType) throws java.io.IOException {
-    byte[] body = inputMessage.getBody().readAllBytes();
+      Class<? extends HttpMessageConverter<?>> converterType) throws IOException {
+    if (PostedBody.announcesTooMuch(inputMessage.getHeaders().getContentLength())) {
+      throw new PostedBody.TooLargeException();
+    }
+    byte[] body = PostedBody.read(inputMessage.getBody());
     RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
-    Map<String, String[]> query = attributes instanceof ServletRequestAttributes servlet
-        ? servlet.getRequest().getParameterMap() : Map.of();
-    return new Message(inputMessage.getHeaders(), asOneArgument(body, query));
+    Map<String, List<String>> query = new LinkedHashMap<>();
+    if (attributes instanceof ServletRequestAttributes servlet) {
+      servlet.getRequest().getParameterMap().forEach((name, values) -> query.put(name, List.of(values)));
+    }
+    ObjectNode argument = JSON.createObjectNode();
+    argument.put("rules", PostedBody.rulesArgument(body, query));
+    return new Message(inputMessage.getHeaders(), JSON.writeValueAsBytes(argument));
   }
 
-  private static byte[] asOneArgument(byte[] body, Map<String, String[]> query) {
-    JsonNode tree;
-    try {
-      tree = JSON.readTree(body);
-    } catch (JacksonException ex) {
-      return body;
-    }
-    if (!(tree instanceof ObjectNode object)) {
-      return body;
-    }
-    if (object.size() == 1 && object.has("rules") && object.get("rules").isString() && query.isEmpty()) {
-      return body; // already the operation's one argument, as every stack takes it (the dashboard posts so)
-    }
-    query.forEach((name, values) -> {
-      if (!object.has(name)) {
-        ArrayNode array = object.putArray(name);
-        for (String value : values) {
-          array.add(value);
-        }
-      }
-    });
-    ObjectNode wrapped = JSON.createObjectNode();
-    wrapped.put("rules", JSON.writeValueAsString(object));
-    return JSON.writeValueAsBytes(wrapped);
+  /**
+   * Answers a body over the limit: {@code 413 Content Too Large}, with a problem body
+   * ({@code application/problem+json}) that says the limit. Only this advice throws the exception
+   * handled here.
+   */
+  @ExceptionHandler(PostedBody.TooLargeException.class)
+  public ResponseEntity<ProblemDetail> tooLarge(PostedBody.TooLargeException ex) {
+    ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONTENT_TOO_LARGE, ex.getMessage());
+    return ResponseEntity.status(HttpStatus.CONTENT_TOO_LARGE).contentType(MediaType.APPLICATION_PROBLEM_JSON)
+        .body(problem);
   }
 
   private record Message(HttpHeaders headers, byte[] body) implements HttpInputMessage {

@@ -13,6 +13,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class DegradeRuleProperties {
 
+  private static final int DEFAULT_MIN_REQUEST_AMOUNT = 5;
+
   /**
    * Whether the rule is in shadow mode: evaluated with its full state, it refuses nothing and
    * counts what it would have refused (meter weir.blocks.shadow). Unset: weir.shadow.
@@ -32,7 +34,7 @@ public final class DegradeRuleProperties {
   private @Nullable Duration slowCallThreshold;
 
   /** Calls needed in a stat-interval before the circuit may open. */
-  private int minRequestAmount = 5;
+  private int minRequestAmount = DEFAULT_MIN_REQUEST_AMOUNT;
 
   /** The window the threshold is measured over. */
   private Duration statInterval = Duration.ofSeconds(1);
@@ -40,6 +42,11 @@ public final class DegradeRuleProperties {
   /** How long the circuit stays open before one probe call decides. */
   private Duration openDuration = Duration.ofSeconds(10);
 
+
+  // Setters of flags and whole numbers take wrapper types, null restoring the default: for a field
+  // the rule does not set, Spring Boot's binder converts "no value" to the setter's type, and to a
+  // primitive type that throws (and catches) two exceptions; that was most of the time of binding a
+  // posted rule (RuleBinding).
   public @Nullable String getResource() {
     return resource;
   }
@@ -76,8 +83,8 @@ public final class DegradeRuleProperties {
     return minRequestAmount;
   }
 
-  public void setMinRequestAmount(int minRequestAmount) {
-    this.minRequestAmount = minRequestAmount;
+  public void setMinRequestAmount(@Nullable Integer minRequestAmount) {
+    this.minRequestAmount = minRequestAmount != null ? minRequestAmount : DEFAULT_MIN_REQUEST_AMOUNT;
   }
 
   public Duration getStatInterval() {

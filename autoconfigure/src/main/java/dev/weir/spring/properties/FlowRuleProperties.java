@@ -14,6 +14,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class FlowRuleProperties {
 
+  private static final int DEFAULT_COLD_FACTOR = 3;
+
   /**
    * Whether the rule is in shadow mode: evaluated with its full state, it refuses nothing and
    * counts what it would have refused (meter weir.blocks.shadow). Unset: weir.shadow.
@@ -49,7 +51,7 @@ public final class FlowRuleProperties {
   private Duration warmUpPeriod = Duration.ofSeconds(10);
 
   /** Warm-up behaviors: the rate after an idle period is count / cold-factor; at least 2. */
-  private int coldFactor = 3;
+  private int coldFactor = DEFAULT_COLD_FACTOR;
 
   /** Queue behaviors: the longest a call waits for its turn before it is refused; 0 to 1h. */
   private Duration maxQueueingTime = Duration.ofMillis(500);
@@ -66,6 +68,11 @@ public final class FlowRuleProperties {
   /** Whether count is shared by every instance of the application (needs weir.cluster). */
   private boolean clusterMode;
 
+
+  // Setters of flags and whole numbers take wrapper types, null restoring the default: for a field
+  // the rule does not set, Spring Boot's binder converts "no value" to the setter's type, and to a
+  // primitive type that throws (and catches) two exceptions; that was most of the time of binding a
+  // posted rule (RuleBinding).
   public @Nullable String getResource() {
     return resource;
   }
@@ -110,8 +117,8 @@ public final class FlowRuleProperties {
     return exact;
   }
 
-  public void setExact(boolean exact) {
-    this.exact = exact;
+  public void setExact(@Nullable Boolean exact) {
+    this.exact = exact != null && exact;
   }
 
   public ControlBehavior getControlBehavior() {
@@ -134,8 +141,8 @@ public final class FlowRuleProperties {
     return coldFactor;
   }
 
-  public void setColdFactor(int coldFactor) {
-    this.coldFactor = coldFactor;
+  public void setColdFactor(@Nullable Integer coldFactor) {
+    this.coldFactor = coldFactor != null ? coldFactor : DEFAULT_COLD_FACTOR;
   }
 
   public Duration getMaxQueueingTime() {
@@ -174,8 +181,8 @@ public final class FlowRuleProperties {
     return clusterMode;
   }
 
-  public void setClusterMode(boolean clusterMode) {
-    this.clusterMode = clusterMode;
+  public void setClusterMode(@Nullable Boolean clusterMode) {
+    this.clusterMode = clusterMode != null && clusterMode;
   }
 
   public @Nullable Boolean getShadow() {

@@ -70,6 +70,11 @@ public final class ParamFlowRuleProperties {
   /** Values with a count of their own. */
   private List<ParamFlowItemProperties> exceptions = new ArrayList<>();
 
+
+  // Setters of flags and whole numbers take wrapper types, null restoring the default: for a field
+  // the rule does not set, Spring Boot's binder converts "no value" to the setter's type, and to a
+  // primitive type that throws (and catches) two exceptions; that was most of the time of binding a
+  // posted rule (RuleBinding).
   public @Nullable String getResource() {
     return resource;
   }
@@ -114,8 +119,8 @@ public final class ParamFlowRuleProperties {
     return clusterMode;
   }
 
-  public void setClusterMode(boolean clusterMode) {
-    this.clusterMode = clusterMode;
+  public void setClusterMode(@Nullable Boolean clusterMode) {
+    this.clusterMode = clusterMode != null && clusterMode;
   }
 
   public FlowGrade getGrade() {
@@ -146,8 +151,8 @@ public final class ParamFlowRuleProperties {
     return burst;
   }
 
-  public void setBurst(int burst) {
-    this.burst = burst;
+  public void setBurst(@Nullable Integer burst) {
+    this.burst = burst != null ? burst : 0;
   }
 
   public ControlBehavior getControlBehavior() {

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
@@ -102,9 +103,63 @@ public final class WeirPropertiesValidator {
   public static List<RuleViolation> validateRules(RuleLists given, RuleSet inForce, RuleRegistry engine) {
     List<RuleViolation> out = new ArrayList<>(required(given));
     Set<String> reported = out.stream().map(RuleViolation::field).collect(Collectors.toSet());
-    engine.validate(inForce).stream().filter(violation -> !reported.contains(violation.field()))
+    List<RuleViolation> judged;
+    try {
+      judged = engine.validate(inForce);
+    } catch (RuntimeException | StackOverflowError failure) {
+      judged = judgedOneByOne(inForce, engine, failure);
+    }
+    judged.stream().filter(violation -> !reported.contains(violation.field()))
         .map(WeirPropertiesValidator::inSpringTerms).forEach(out::add);
     return out;
+  }
+
+  /**
+   * Judges the rules one at a time, after the engine failed on them all instead of judging them:
+   * something it runs while checking a rule threw (a key expression's compiler, which an
+   * application may replace, or any bug). Rules come from files and the endpoint, so a failure is
+   * their problem, not the caller's: each rule whose check fails is a violation naming it
+   * ({@code param-flow[3]: could not be checked: StackOverflowError}), with the problems the
+   * others have alone. One pass, each rule checked once more. A {@code StackOverflowError} is
+   * caught as the stack it overflowed has unwound by then; other errors of the virtual machine
+   * (out of memory) are the caller's.
+   */
+  private static List<RuleViolation> judgedOneByOne(RuleSet rules, RuleRegistry engine, Throwable failure) {
+    List<RuleViolation> out = new ArrayList<>();
+    judgeEach(out, "flow", rules.flow(), rule -> new RuleSet(List.of(rule), List.of(), List.of(), List.of()), engine);
+    judgeEach(out, "degrade", rules.degrade(), rule -> new RuleSet(List.of(), List.of(rule), List.of(), List.of()),
+        engine);
+    judgeEach(out, "param-flow", rules.paramFlow(),
+        rule -> new RuleSet(List.of(), List.of(), List.of(rule), List.of()), engine);
+    judgeEach(out, "authority", rules.authority(),
+        rule -> new RuleSet(List.of(), List.of(), List.of(), List.of(rule)), engine);
+    if (out.isEmpty()) {
+      out.add(new RuleViolation("rules", "could not be checked: " + describe(failure)));
+    }
+    return out;
+  }
+
+  private static <R> void judgeEach(List<RuleViolation> out, String kind, List<R> rules,
+      Function<R, RuleSet> alone, RuleRegistry engine) {
+    String first = kind + "[0]";
+    for (int i = 0; i < rules.size(); i++) {
+      String at = kind + "[" + i + "]";
+      try {
+        for (RuleViolation violation : engine.validate(alone.apply(rules.get(i)))) {
+          String field = violation.field().startsWith(first) ? at + violation.field().substring(first.length())
+              : violation.field();
+          out.add(new RuleViolation(field, violation.message()));
+        }
+      } catch (RuntimeException | StackOverflowError failure) {
+        out.add(new RuleViolation(at, "could not be checked: " + describe(failure)));
+      }
+    }
+  }
+
+  /** A failure as a message names it: its class, and its message when it has one. */
+  public static String describe(Throwable failure) {
+    String message = failure.getMessage();
+    return failure.getClass().getSimpleName() + (message == null || message.isBlank() ? "" : ": " + message);
   }
 
   /**

@@ -3,10 +3,16 @@ package dev.weir.spring.rules;
 import java.io.IOException;
 import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.FileSystems;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardWatchEventKinds;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
+import java.util.ArrayDeque;
+import java.util.Collection;
+import java.util.Deque;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.commons.logging.Log;
@@ -14,7 +20,8 @@ import org.apache.commons.logging.LogFactory;
 
 /**
  * One daemon thread that watches the directories of the rule files with a {@link WatchService}
- * and runs a check when anything in them changes.
+ * and runs a check when anything in them changes; the directories include those holding symbolic
+ * links on the files' paths ({@link #directoriesOf}), registered again after each check.
  *
  * <p>It watches directories, not files, and reports no file names: the check re-reads every
  * watched file and compares its bytes with those last read. That is what makes a Kubernetes
@@ -34,22 +41,26 @@ final class FileWatcher implements AutoCloseable {
   static final int MAX_QUIET_ROUNDS = 40;
   private static final long JOIN_MILLIS = 5_000;
 
+  /** The most symbolic links followed along one file's path. */
+  static final int MAX_LINKS = 40;
+
+  private final List<Path> files;
   private final WatchService service;
   private final Thread thread;
 
   /**
-   * Watches {@code directories} and starts the thread.
+   * Watches the directories of {@code files} ({@link #directoriesOf}) and starts the thread.
    *
-   * @param directories the directories of the watched files
-   * @param check what to run after changes; its exceptions are logged and the thread goes on
-   * @throws IOException when a directory cannot be watched
+   * @param files the watched files, as configured
+   * @param check what to run after changes; whatever it throws is logged and the thread goes on
+   * @throws IOException when not one of the directories can be watched
    */
-  FileWatcher(Set<Path> directories, Runnable check) throws IOException {
+  FileWatcher(Collection<Path> files, Runnable check) throws IOException {
+    this.files = List.copyOf(files);
     this.service = FileSystems.getDefault().newWatchService();
     try {
-      for (Path directory : directories) {
-        directory.register(service, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY,
-            StandardWatchEventKinds.ENTRY_DELETE);
+      if (watchDirectories() == 0) {
+        throw new IOException("none of the directories " + directoriesOf(this.files) + " can be watched");
       }
     } catch (IOException | RuntimeException ex) {
       service.close();
@@ -58,6 +69,58 @@ final class FileWatcher implements AutoCloseable {
     this.thread = new Thread(() -> run(check), "weir-rule-files");
     thread.setDaemon(true);
     thread.start();
+  }
+
+  /**
+   * Returns the directories whose changes may change what the path of a watched file leads to:
+   * the directory of the file, and for each symbolic link on its path (the file itself, or any
+   * directory above it) the directory that holds the link, and so on along where the link leads.
+   * A directory is watched where it leads when it is registered, so a path whose directory is a
+   * link ({@code current/rules.yml}, {@code current -> releases/1}) is watched in
+   * {@code releases/1}; the swap of {@code current} happens in the directory above, which is why
+   * that one is watched too, and the new target is watched after the next check. At most
+   * {@value #MAX_LINKS} links are followed per file.
+   */
+  static Set<Path> directoriesOf(Collection<Path> files) {
+    Set<Path> directories = new LinkedHashSet<>();
+    for (Path file : files) {
+      Deque<Path> paths = new ArrayDeque<>();
+      paths.add(file.toAbsolutePath());
+      for (int links = 0; !paths.isEmpty() && links <= MAX_LINKS; ) {
+        Path path = paths.poll();
+        if (path.getParent() != null) {
+          directories.add(path.getParent());
+        }
+        for (Path at = path; at != null && at.getParent() != null; at = at.getParent()) {
+          if (Files.isSymbolicLink(at)) {
+            directories.add(at.getParent());
+            try {
+              paths.add(at.resolveSibling(Files.readSymbolicLink(at)).resolve(at.relativize(path)));
+              links++;
+            } catch (IOException | RuntimeException unreadable) {
+              // Watched as far as it can be read.
+            }
+            break; // the rest of this path is followed from where the link leads
+          }
+        }
+      }
+    }
+    return directories;
+  }
+
+  /** Registers every directory of the files that exists now; returns how many are registered. */
+  private int watchDirectories() {
+    int watched = 0;
+    for (Path directory : directoriesOf(files)) {
+      try {
+        directory.register(service, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY,
+            StandardWatchEventKinds.ENTRY_DELETE);
+        watched++;
+      } catch (IOException | RuntimeException notNow) {
+        // Not there (a link's target not yet created, say): registered after a later check, if it is then.
+      }
+    }
+    return watched;
   }
 
   private void run(Runnable check) {
@@ -74,8 +137,16 @@ final class FileWatcher implements AutoCloseable {
         }
         try {
           check.run();
-        } catch (RuntimeException ex) {
-          logger.warn("Checking the rule files failed", ex);
+          watchDirectories(); // a link on a path may lead elsewhere now; registering twice changes nothing
+        } catch (Throwable failure) {
+          // Whatever a check throws, this thread goes on: if it ended, every later edit would be
+          // ignored until a restart. (RuleSources reports a file's failures itself; this is the
+          // last line.) Even the log may fail here, after an OutOfMemoryError, so it is tried apart.
+          try {
+            logger.error("Checking the rule files failed; watching goes on", failure);
+          } catch (Throwable ignored) {
+            // Nothing more can be done; the next event checks again.
+          }
         }
       }
     } catch (ClosedWatchServiceException | InterruptedException closed) {

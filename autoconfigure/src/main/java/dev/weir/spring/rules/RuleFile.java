@@ -6,11 +6,8 @@ import dev.weir.rule.ResourceRule;
 import dev.weir.rule.RuleKind;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.RuleViolation;
-import dev.weir.spring.properties.BindFailures;
-import dev.weir.spring.properties.RuleLists;
+import dev.weir.spring.properties.InputLimits;
 import dev.weir.spring.properties.RuleMaps;
-import dev.weir.spring.properties.WeirPropertiesValidator;
-import dev.weir.spring.rules.RuleLayer.Given;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -21,30 +18,19 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
-import org.springframework.boot.context.properties.bind.BindException;
-import org.springframework.boot.context.properties.bind.BindHandler;
-import org.springframework.boot.context.properties.bind.Bindable;
-import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
-import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.origin.Origin;
 import org.springframework.boot.origin.PropertySourceOrigin;
 import org.springframework.boot.origin.TextResourceOrigin;
-import org.springframework.core.env.EnumerablePropertySource;
-import org.springframework.core.env.PropertySource;
-import org.springframework.core.io.ByteArrayResource;
 import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
@@ -53,23 +39,28 @@ import org.yaml.snakeyaml.error.YAMLException;
 
 /**
  * The rule file, {@code weir.rules.file}: YAML ({@code .yml}, {@code .yaml}) or JSON
- * ({@code .json}) with the lists of {@code weir.*}. Both are read by Spring Boot's YAML loader (a
- * JSON document is YAML) and bound by Spring Boot's {@link Binder} onto the property classes of
- * {@code application.yml}, so that keys (kebab-case or camelCase), durations and enum values are
- * read as at start; then judged by {@link WeirPropertiesValidator}. Each problem is named
- * {@code file:/path/rules.yml:LINE field}, the line being where the value (or, for a missing
- * one, its rule) is written.
+ * ({@code .json}) with the lists of {@code weir.*}, read by {@link RuleFileReader} within the
+ * bounds of {@code InputLimits}: Spring Boot's YAML loader (a JSON document is YAML) and binder,
+ * rule by rule, onto the property classes of {@code application.yml}, so that keys (kebab-case or
+ * camelCase), durations and enum values are read as at start; then judged by
+ * {@code WeirPropertiesValidator}. Each problem is named {@code file:/path/rules.yml:LINE field},
+ * the line being where the value (or, for a missing one, its rule) is written. With write-back,
+ * endpoint writes are merged into it ({@link #writeBack}).
  */
 final class RuleFile implements RuleSource {
 
   /** How often a write-back merges again when the file keeps changing under it. */
   static final int MAX_WRITE_ATTEMPTS = 5;
 
+  /** The most symbolic links followed from the file's path (as Linux's own limit). */
+  private static final int MAX_LINKS = 40;
+
   private final Path path;
   private final String name;
   private final boolean json;
-  /** {@code weir.shadow}: whether a rule of the file that does not set {@code shadow} is in shadow mode. */
-  private final boolean shadowByDefault;
+  private final RuleFileReader reader;
+  /** The content whose rules are in force ({@link #accepted}); null before any. */
+  private volatile byte @Nullable [] inForce;
   /** Runs after the merged file is written aside and before it replaces the file; tests use it. */
   volatile Runnable beforeMove = () -> { };
 
@@ -78,10 +69,10 @@ final class RuleFile implements RuleSource {
   }
 
   RuleFile(Path path, boolean shadowByDefault) {
-    this.shadowByDefault = shadowByDefault;
     this.path = path.toAbsolutePath();
     this.name = "file:" + this.path;
     this.json = this.path.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".json");
+    this.reader = new RuleFileReader(name, json, shadowByDefault);
   }
 
   @Override
@@ -101,83 +92,13 @@ final class RuleFile implements RuleSource {
 
   @Override
   public Read read(byte[] content, RuleRegistry engine) {
-    List<PropertySource<?>> documents;
-    try {
-      documents = new YamlPropertySourceLoader().load(name, new ByteArrayResource(content, name));
-    } catch (IOException | RuntimeException ex) {
-      return Read.invalid(List.of(new RuleViolation(name, "is not valid " + (json ? "JSON" : "YAML") + ": "
-          + ex.getMessage())));
-    }
-    if (documents.size() > 1) {
-      return Read.invalid(List.of(new RuleViolation(name, "must hold one YAML document, holds " + documents.size())));
-    }
-    if (documents.isEmpty()) {
-      return Read.of(RuleLayer.EMPTY);
-    }
-    PropertySource<?> document = documents.get(0);
-    ConfigurationPropertySource source = ConfigurationPropertySource.from(document);
-    Map<ConfigurationPropertyName, String> written = new HashMap<>();
-    if (document instanceof EnumerablePropertySource<?> enumerable) {
-      for (String key : enumerable.getPropertyNames()) {
-        written.put(ConfigurationPropertyName.adapt(key, '.'), key);
-      }
-    }
-    RuleFileContent content1 = new RuleFileContent();
-    try {
-      new Binder(source).bind(ConfigurationPropertyName.EMPTY, Bindable.ofInstance(content1),
-          new NoUnboundElementsBindHandler(BindHandler.DEFAULT));
-    } catch (BindException ex) {
-      return Read.invalid(BindFailures.violations(ex, n -> written.getOrDefault(n, n.toString())).stream()
-          .map(v -> named(source, v)).toList());
-    }
-    RuleLists lists = new RuleLists(content1.getFlow(), content1.getDegrade(), content1.getParamFlow(),
-        content1.getAuthority());
-    RuleSet rules = lists.toRuleSet(shadowByDefault);
-    List<RuleViolation> violations = new ArrayList<>(WeirPropertiesValidator.validateRules(lists, rules, engine));
-    content1.getSystem().toRule().validate().forEach(v -> violations.add(v.under("system.")));
-    Set<Given> cleared = cleared(content1.getCleared(), rules, violations);
-    if (!violations.isEmpty()) {
-      return Read.invalid(violations.stream().map(v -> named(source, v)).toList());
-    }
-    return Read.of(new RuleLayer(rules, cleared, content1.getSystem().toRule(shadowByDefault)));
+    return reader.read(content, engine);
   }
 
-  private static Set<Given> cleared(Map<String, List<String>> cleared, RuleSet rules, List<RuleViolation> out) {
-    Set<Given> given = new HashSet<>();
-    RuleLayer withRules = new RuleLayer(rules, Set.of(), null);
-    cleared.forEach((resource, kinds) -> {
-      for (int i = 0; i < kinds.size(); i++) {
-        String field = "cleared." + resource + "[" + i + "]";
-        RuleKind kind = kind(kinds.get(i));
-        if (kind == null) {
-          out.add(new RuleViolation(field, "must be flow, degrade, param-flow or authority, was '" + kinds.get(i) + "'"));
-        } else if (withRules.gives(new Given(resource, kind))) {
-          out.add(new RuleViolation(field, "clears " + kind.tag() + " of '" + resource
-              + "', but this file has such rules for it; remove one of the two"));
-        } else {
-          given.add(new Given(resource, kind));
-        }
-      }
-    });
-    return given;
-  }
-
-  private static @Nullable RuleKind kind(String written) {
-    String plain = written.replace("-", "").replace("_", "").toLowerCase(Locale.ROOT);
-    for (RuleKind kind : RuleLayer.RESOURCE_KINDS) {
-      if (kind.tag().replace("-", "").equals(plain)) {
-        return kind;
-      }
-    }
-    return null;
-  }
-
-  /** Names a violation with this file and the line of its field (or of its nearest written parent). */
-  private RuleViolation named(ConfigurationPropertySource source, RuleViolation violation) {
-    Integer line = line(source, violation.field());
-    return new RuleViolation(name + (line != null ? ":" + line : "") + " " + violation.field(), violation.message());
-  }
-
+  /**
+   * Returns the line of {@code field} in {@code source}, 1-based: where its value is written, else
+   * where the first value under it is, else the same for its parent; null when none is written.
+   */
   static @Nullable Integer line(ConfigurationPropertySource source, String field) {
     ConfigurationPropertyName name;
     try {
@@ -206,7 +127,8 @@ final class RuleFile implements RuleSource {
     return null;
   }
 
-  private static @Nullable Integer line(@Nullable Origin origin) {
+  /** The line of an origin, 1-based; null when it has none. */
+  static @Nullable Integer line(@Nullable Origin origin) {
     for (Origin at = origin; at != null; at = at.getParent()) {
       if (at instanceof PropertySourceOrigin wrapper && wrapper.getOrigin() != null) {
         at = wrapper.getOrigin();
@@ -228,22 +150,36 @@ final class RuleFile implements RuleSource {
    * result is validated whole; an invalid file (a hand edit in progress, say) refuses the write.
    * It is written to a temporary file in the same directory (so that the move is a rename within
    * one file system) and moved over the file with {@code ATOMIC_MOVE}: a reader sees the old file
-   * or the new one, never a part. Writes are serialized by the caller's lock. A hand edit saved
-   * between the read and the move would be lost, so the file is compared with what was read just
-   * before the move, and on a difference the merge starts again from the new content (at most
-   * {@value #MAX_WRITE_ATTEMPTS} times); what remains is the instant between that comparison and
-   * the rename. A symbolic link is followed: its target is replaced, the link stays. Comments and
-   * formatting of a YAML file are not kept (the file is written as the binder reads it).
+   * or the new one, never a part. Writes are serialized by the caller's lock.
+   *
+   * <p>What a hand edit (or a deploy) may do meanwhile, and what becomes of it:
+   * <ul>
+   *   <li>Save the file between the read and the move: the file is compared with what was read
+   *       just before the move, and on a difference the merge starts again from the new content (at
+   *       most {@value #MAX_WRITE_ATTEMPTS} times, then the write is refused). What remains is the
+   *       instant between that comparison and the rename, which no file system lets one close.
+   *   <li>Point a symbolic link on the file's path elsewhere: the file is written where the path
+   *       leads now, its real path, compared before and after the move like its content; if the
+   *       link moved, the merge starts again from the file it leads to now. (The file the link led
+   *       to before may then hold the write too; it is no longer the rule file.) The links stay.
+   *   <li>Delete the file: its rules stay in force (as without write-back), so the write recreates
+   *       it from the content whose rules are in force ({@link #accepted}), plus the write, never
+   *       from nothing, which would drop every other rule it gave.
+   * </ul>
+   * Comments and formatting of a YAML file are not kept (the file is written as the binder reads it).
    *
    * @return the bytes written and what they give
-   * @throws InvalidRulesException when the merged file would be invalid; the file is unchanged
+   * @throws InvalidRulesException when the merged file would be invalid, or over
+   *     {@code InputLimits.MAX_BYTES}; the file is unchanged
    * @throws UncheckedIOException when the file cannot be read or written
    */
   Written writeBack(String resource, Set<RuleKind> kinds, RuleSet given, RuleRegistry engine) {
     try {
-      Path target = Files.exists(path) ? path.toRealPath() : path;
       for (int attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
-        byte[] before = readOrEmpty(target);
+        Path target = target();
+        byte[] onDisk = readOrNull(target);
+        byte[] inForceNow = inForce;
+        byte[] before = onDisk != null ? onDisk : inForceNow != null ? inForceNow : new byte[0];
         // Judged as it is first, so that its problems are named with its own lines.
         Read current = read(before, engine);
         if (!current.violations().isEmpty()) {
@@ -252,20 +188,28 @@ final class RuleFile implements RuleSource {
         Map<String, Object> tree = tree(before);
         merge(tree, resource, kinds, given);
         byte[] after = write(tree);
+        if (after.length > InputLimits.MAX_BYTES) {
+          throw new InvalidRulesException(List.of(new RuleViolation(name, "would be " + after.length
+              + " bytes with this write, over " + InputLimits.MAX_BYTES_TEXT + ", the most a rule file may hold;"
+              + " nothing changed")));
+        }
         Read read = read(after, engine);
         if (!read.violations().isEmpty()) {
           throw new InvalidRulesException(read.violations());
         }
-        Path parent = target.getParent();
-        Path temp = Files.createTempFile(parent, "." + target.getFileName(), ".tmp");
+        Path temp = Files.createTempFile(target.getParent(), "." + target.getFileName(), ".tmp");
         try {
           Files.write(temp, after);
           copyPermissions(target, temp);
           beforeMove.run();
-          if (!Arrays.equals(readOrEmpty(target), before)) {
-            continue;
+          if (!target.equals(target()) || !Arrays.equals(readOrNull(target), onDisk)) {
+            continue; // changed since read: merge again into what is there now
           }
           Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+          if (!target.equals(target())) {
+            continue; // a link on the path moved in the instant between: merge into where it leads now
+          }
+          inForce = after;
           return new Written(after, read.layer());
         } finally {
           Files.deleteIfExists(temp);
@@ -278,15 +222,40 @@ final class RuleFile implements RuleSource {
     }
   }
 
+  /**
+   * Records {@code content} as the file's content whose rules are in force: what a write-back
+   * merges into when the file has been deleted. Called by the rule sources after they applied it.
+   */
+  void accepted(byte[] content) {
+    inForce = content;
+  }
+
+  /**
+   * Returns where the file's path leads now, every symbolic link followed (the file's own, even
+   * when its target is missing, and those of its directories): the file a write-back replaces.
+   */
+  private Path target() throws IOException {
+    Path at = path;
+    for (int hops = 0; Files.isSymbolicLink(at); hops++) {
+      if (hops == MAX_LINKS) {
+        throw new IOException("more than " + MAX_LINKS + " symbolic links lead from " + path);
+      }
+      at = at.resolveSibling(Files.readSymbolicLink(at));
+    }
+    Path parent = at.toAbsolutePath().getParent();
+    return parent == null ? at : parent.toRealPath().resolve(at.getFileName());
+  }
+
   /** The bytes written back and the layer they give. */
   record Written(byte[] content, RuleLayer layer) {
   }
 
-  private static byte[] readOrEmpty(Path file) throws IOException {
+  /** The file's bytes, or null when there is no file. */
+  private static byte @Nullable [] readOrNull(Path file) throws IOException {
     try {
-      return Files.readAllBytes(file);
+      return BoundedFile.read(file);
     } catch (NoSuchFileException missing) {
-      return new byte[0];
+      return null;
     }
   }
 
@@ -325,7 +294,7 @@ final class RuleFile implements RuleSource {
       if (!kinds.contains(kind)) {
         continue;
       }
-      String key = tree.keySet().stream().filter(k -> kind(k) == kind).findFirst().orElse(kind.tag());
+      String key = tree.keySet().stream().filter(k -> RuleFileReader.kind(k) == kind).findFirst().orElse(kind.tag());
       List<Object> list = tree.get(key) instanceof List<?> existing ? new ArrayList<>(existing) : new ArrayList<>();
       list.removeIf(entry -> entry instanceof Map<?, ?> rule && resource.equals(String.valueOf(rule.get("resource"))));
       List<? extends ResourceRule> written = RuleLayer.of(given, kind);
@@ -339,7 +308,7 @@ final class RuleFile implements RuleSource {
           ? new LinkedHashMap<>((Map<String, Object>) existing) : new LinkedHashMap<>();
       List<Object> clearedKinds = cleared.get(resource) instanceof List<?> existing
           ? new ArrayList<>(existing) : new ArrayList<>();
-      clearedKinds.removeIf(k -> kind(String.valueOf(k)) == kind);
+      clearedKinds.removeIf(k -> RuleFileReader.kind(String.valueOf(k)) == kind);
       if (written.isEmpty()) {
         clearedKinds.add(kind.tag());
       }

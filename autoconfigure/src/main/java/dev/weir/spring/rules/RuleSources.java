@@ -16,7 +16,6 @@ import dev.weir.spring.properties.WeirPropertiesValidator;
 import dev.weir.spring.rules.RuleLayer.Given;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -171,7 +170,9 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
   private List<RuleViolation> loadAtStart(Watched source) {
     byte[] content;
     try {
-      content = Files.readAllBytes(source.source.path());
+      content = BoundedFile.read(source.source.path());
+    } catch (BoundedFile.TooLargeException tooLarge) {
+      return List.of(new RuleViolation(source.source.name(), tooLarge.getMessage()));
     } catch (NoSuchFileException missing) {
       if (source.source == ruleFile && writeBack) {
         source.last = new byte[0];
@@ -183,13 +184,26 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
     } catch (IOException ex) {
       return List.of(new RuleViolation(source.source.name(), "cannot read " + source.source.path() + ": " + ex));
     }
-    RuleSource.Read read = source.source.read(content, engine().rules());
+    RuleSource.Read read;
+    try {
+      read = source.source.read(content, engine().rules());
+    } catch (RuntimeException | StackOverflowError failure) {
+      return List.of(couldNotBeChecked(source, failure));
+    }
     if (!read.violations().isEmpty()) {
       return read.violations();
     }
     source.last = content;
     apply(source.source.name(), read.layer(), false);
+    if (source.source == ruleFile) {
+      ruleFile.accepted(content);
+    }
     return List.of();
+  }
+
+  private static RuleViolation couldNotBeChecked(Watched source, Throwable failure) {
+    return new RuleViolation(source.source.name(),
+        "could not be checked: " + WeirPropertiesValidator.describe(failure));
   }
 
   /**
@@ -312,8 +326,36 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
   void check() {
     for (Watched source : watched) {
       synchronized (lock) {
-        check(source);
+        try {
+          check(source);
+        } catch (Throwable failure) {
+          failed(source, failure);
+        }
       }
+    }
+  }
+
+  /**
+   * What the watcher does when checking a file threw instead of accepting or refusing it, whatever
+   * it threw (the file is untrusted input, and whatever reads it, a parser or a key compiler an
+   * application replaced, may fail on it in ways nobody listed): the file is refused as if invalid,
+   * with the failure as its problem in the log (at ERROR, with the stack trace), the failure count
+   * and the health details, and the next version of it is read as usual. Its content is remembered
+   * as read, so the same bytes are not tried again on every event.
+   *
+   * <p>That includes errors of the virtual machine. A {@code StackOverflowError} has unwound its
+   * stack by now. After an {@code OutOfMemoryError} the memory the check held is garbage again;
+   * if the application as a whole is out of memory, a watcher that goes on waiting for events costs
+   * nothing, while one that ended would leave every later edit ignored, silently, until a restart.
+   */
+  private void failed(Watched source, Throwable failure) {
+    String name = source.source.name();
+    try {
+      logger.error("Checking the rules of " + name + " failed; they are refused and the rules in force stay as they"
+          + " were", failure);
+      refuse(name, List.of(couldNotBeChecked(source, failure)));
+    } catch (Throwable alsoFailed) {
+      problems.put(name, "could not be checked: " + failure.getClass().getName());
     }
   }
 
@@ -321,8 +363,16 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
     String name = source.source.name();
     byte[] content;
     try {
-      content = Files.readAllBytes(source.source.path());
+      content = BoundedFile.read(source.source.path());
+    } catch (BoundedFile.TooLargeException tooLarge) {
+      if (!source.oversized) { // refused once, not on every event while it stays so
+        source.oversized = true;
+        source.last = null;
+        refuse(name, List.of(new RuleViolation(name, tooLarge.getMessage())));
+      }
+      return;
     } catch (NoSuchFileException missing) {
+      source.oversized = false;
       if (!source.deleted) {
         source.deleted = true;
         String problem = "the file " + source.source.path() + " was deleted; the rules last read from it stay in force";
@@ -334,6 +384,7 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
       refuse(name, List.of(new RuleViolation(name, "cannot read " + source.source.path() + ": " + ex)));
       return;
     }
+    source.oversized = false;
     if (!source.deleted && Arrays.equals(content, source.last)) {
       return;
     }
@@ -347,6 +398,9 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
     try {
       apply(name, read.layer(), false);
       problems.remove(name);
+      if (source.source == ruleFile) {
+        ruleFile.accepted(content);
+      }
     } catch (InvalidRulesException ex) {
       refuse(name, ex.violations());
     }
@@ -478,17 +532,11 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
       running = true;
       return;
     }
-    Set<Path> directories = new LinkedHashSet<>();
-    for (Watched source : watched) {
-      Path parent = source.source.path().toAbsolutePath().getParent();
-      if (parent != null) {
-        directories.add(parent);
-      }
-    }
+    List<Path> files = watched.stream().map(source -> source.source.path()).toList();
     try {
-      watcher = new FileWatcher(directories, this::check);
+      watcher = new FileWatcher(files, this::check);
     } catch (IOException ex) {
-      throw new UncheckedIOException("Cannot watch the rule files in " + directories, ex);
+      throw new UncheckedIOException("Cannot watch the rule files " + files, ex);
     }
     running = true;
     check();
@@ -532,6 +580,8 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
     final RuleSource source;
     byte @Nullable [] last;
     boolean deleted;
+    /** Whether the file was last seen larger than the limit (refused without being read). */
+    boolean oversized;
 
     Watched(RuleSource source) {
       this.source = source;

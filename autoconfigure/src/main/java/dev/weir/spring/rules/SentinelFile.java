@@ -16,8 +16,6 @@ import dev.weir.spring.properties.RuleLists;
 import dev.weir.spring.properties.SystemRuleProperties;
 import dev.weir.spring.properties.WeirProperties;
 import dev.weir.spring.properties.WeirPropertiesValidator;
-import java.io.StringReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,9 +27,6 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.error.YAMLException;
 import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.NodeTuple;
@@ -48,6 +43,10 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * an equivalent of, a value Weir would read otherwise, and a field that neither has (a typo).
  * Bookkeeping fields of the dashboard and old versions ({@code id}, {@code app}, {@code ip},
  * {@code port}, {@code gmtCreate}, {@code gmtModified}, {@code passCount}) are ignored.
+ *
+ * <p>The file is parsed by SnakeYAML (JSON is YAML), through {@link BoundedYaml}: within the size,
+ * depth and alias bounds of {@code InputLimits}, and keeping the line of every field for the
+ * messages. Each rule is converted by a walk over its own fields, so reading is linear in the file.
  */
 final class SentinelFile implements RuleSource {
 
@@ -148,15 +147,19 @@ final class SentinelFile implements RuleSource {
 
   @Override
   public Read read(byte[] content, RuleRegistry engine) {
-    Node root;
+    List<Node> documents;
     try {
-      root = new Yaml(new LoaderOptions()).compose(new StringReader(new String(content, StandardCharsets.UTF_8)));
-    } catch (YAMLException ex) {
+      documents = BoundedYaml.compose(content);
+    } catch (RuntimeException | StackOverflowError ex) {
       return Read.invalid(List.of(new RuleViolation(name + " " + path, "is not valid JSON: " + ex.getMessage())));
     }
-    if (root == null) {
+    if (documents.isEmpty()) {
       return Read.of(RuleLayer.EMPTY);
     }
+    if (documents.size() > 1) {
+      return Read.invalid(List.of(new RuleViolation(name + " " + path, "must hold one JSON array")));
+    }
+    Node root = documents.get(0);
     if (!(root instanceof SequenceNode array)) {
       return Read.invalid(List.of(new RuleViolation(at(line(root), ""), "must be a JSON array of Sentinel "
           + kind.weirKind + " rules, [] for none")));

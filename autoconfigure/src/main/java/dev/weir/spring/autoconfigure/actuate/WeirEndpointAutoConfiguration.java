@@ -4,6 +4,7 @@ import dev.weir.Weir;
 import dev.weir.spring.actuate.WeirEndpoint;
 import dev.weir.spring.actuate.WeirEndpointRequestBodyAdvice;
 import dev.weir.spring.actuate.WeirEndpointWebExtension;
+import dev.weir.spring.actuate.WeirEndpointWebFilter;
 import dev.weir.spring.autoconfigure.WeirAutoConfiguration;
 import dev.weir.spring.properties.RuleChangeLog;
 import dev.weir.spring.properties.WeirProperties;
@@ -24,13 +25,15 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.util.function.SingletonSupplier;
+import org.springframework.web.server.WebFilter;
 import org.springframework.web.servlet.mvc.method.annotation.RequestBodyAdviceAdapter;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Auto-configuration of the {@code weir} actuator endpoint ({@link WeirEndpoint}, its HTTP answers,
- * {@link WeirEndpointWebExtension}, and on Spring MVC the {@link WeirEndpointRequestBodyAdvice} that
- * lets its write operation take a JSON object of lists). Like every actuator endpoint it exists only when it is
+ * {@link WeirEndpointWebExtension}, and on Spring MVC the {@link WeirEndpointRequestBodyAdvice}, on
+ * WebFlux the {@link WeirEndpointWebFilter}, that let its write operation take a JSON object of
+ * lists and answer a body over 1 MiB with 413). Like every actuator endpoint it exists only when it is
  * available: accessible ({@code management.endpoint.weir.access}) and exposed, for HTTP with
  * {@code management.endpoints.web.exposure.include=weir}. Its access is read-only by default: the
  * write operation needs {@code management.endpoint.weir.access=unrestricted}. Accepted writes go to
@@ -58,11 +61,31 @@ public final class WeirEndpointAutoConfiguration {
   WeirEndpointWebExtension weirEndpointWebExtension(WeirEndpoint endpoint,
       ObjectProvider<EndpointAccessResolver> access) {
     // The page offers its rule editor only when POST is mapped: the same resolver decides that.
-    return new WeirEndpointWebExtension(endpoint, () -> {
-      EndpointAccessResolver resolver = access.getIfAvailable();
-      return resolver != null
-          && resolver.accessFor(EndpointId.of("weir"), Access.READ_ONLY) == Access.UNRESTRICTED;
-    });
+    return new WeirEndpointWebExtension(endpoint, () -> writesOpen(access));
+  }
+
+  /** Whether the write operation is open (mapped): {@code management.endpoint.weir.access=unrestricted}. */
+  private static boolean writesOpen(ObjectProvider<EndpointAccessResolver> access) {
+    EndpointAccessResolver resolver = access.getIfAvailable();
+    return resolver != null && resolver.accessFor(EndpointId.of("weir"), Access.READ_ONLY) == Access.UNRESTRICTED;
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+  @ConditionalOnClass(WebFilter.class)
+  static final class WebFlux {
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnAvailableEndpoint(endpoint = WeirEndpoint.class, exposure = EndpointExposure.WEB)
+    WeirEndpointWebFilter weirEndpointWebFilter(ObjectProvider<PathMappedEndpoints> endpoints,
+        ObjectProvider<EndpointAccessResolver> access) {
+      return new WeirEndpointWebFilter(SingletonSupplier.of(() -> {
+        PathMappedEndpoints mapped = endpoints.getIfAvailable();
+        String path = mapped != null ? mapped.getPath(EndpointId.of("weir")) : null;
+        return path != null ? path : "/actuator/weir";
+      }), () -> writesOpen(access));
+    }
   }
 
   @Configuration(proxyBeanMethods = false)
