@@ -10,6 +10,7 @@ import dev.weir.rule.InvalidRulesException;
 import dev.weir.rule.RuleKind;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.RuleViolation;
+import dev.weir.spring.properties.LogText;
 import dev.weir.spring.properties.RuleChangeLog;
 import dev.weir.spring.properties.RuleLists;
 import dev.weir.spring.properties.WeirPropertiesValidator;
@@ -250,8 +251,8 @@ public final class WeirEndpoint {
       List<RuleViolation> violations) {
     InvalidRulesDescriptor refused = InvalidRulesDescriptor.of(resource, violations);
     if (logger.isInfoEnabled()) {
-      logger.info("Rules of '" + resource + "' not replaced through the weir endpoint" + by(securityContext)
-          + ": " + refused.detail());
+      logger.info("Rules of '" + LogText.of(resource) + "' not replaced through the weir endpoint"
+          + LogText.of(by(securityContext)) + ": " + LogText.of(refused.detail()));
     }
     return new Replacement(null, refused);
   }

@@ -1,6 +1,7 @@
 package dev.weir.spring.keys;
 
 import dev.weir.KeyExpressions;
+import dev.weir.spring.properties.LogText;
 import dev.weir.spring.web.RequestView;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
@@ -179,10 +180,10 @@ public final class KeyLanguage implements KeyExpressions {
       } catch (RuntimeException | LinkageError | StackOverflowError failed) {
         // KeyFailure, or what an application's accessor, toString, equals or collection threw
         if (warned.compareAndSet(false, true)) {
-          logger.warn("Key expression '" + source + "' failed; the call counts as a null key (null-key). Later"
+          logger.warn("Key expression '" + LogText.of(source) + "' failed; the call counts as a null key (null-key). Later"
               + " failures are logged at debug level. Use ?. for values that may be null. " + failed.getMessage());
         } else if (logger.isDebugEnabled()) {
-          logger.debug("Key expression '" + source + "' failed: " + failed.getMessage());
+          logger.debug("Key expression '" + LogText.of(source) + "' failed: " + LogText.of(failed.getMessage()));
         }
         return null;
       }
@@ -228,7 +229,7 @@ public final class KeyLanguage implements KeyExpressions {
         return new Compiled(KeyBinder.bind(resource, expression, syntax, owner.arguments.apply(resource)),
             expression);
       } catch (RuntimeException | LinkageError | StackOverflowError invalid) {
-        logger.error("Key expression '" + expression + "' of '" + resource + "' is invalid now that the arguments"
+        logger.error("Key expression '" + LogText.of(expression) + "' of '" + LogText.of(resource) + "' is invalid now that the arguments"
             + " of its calls are known: " + invalid.getMessage() + ". Its calls count as a null key (null-key).");
         return args -> null;
       }

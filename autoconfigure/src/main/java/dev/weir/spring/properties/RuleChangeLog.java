@@ -74,8 +74,8 @@ public final class RuleChangeLog {
     String who = principal == null || principal.isEmpty() ? ANONYMOUS : principal;
     List<String> tags = kinds.stream().map(RuleKind::tag).toList();
     if (logger.isInfoEnabled()) {
-      logger.info("Rules of '" + resource + "' replaced (source: " + source + ", principal: " + who + ", kinds: "
-          + String.join(", ", tags) + "): " + detail);
+      logger.info("Rules of '" + LogText.of(resource) + "' replaced (source: " + LogText.of(source) + ", principal: "
+          + LogText.of(who) + ", kinds: " + String.join(", ", tags) + "): " + LogText.of(detail));
     }
     ApplicationEventPublisher events = publisher;
     if (events != null) {

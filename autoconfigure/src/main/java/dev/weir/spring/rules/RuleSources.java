@@ -8,6 +8,7 @@ import dev.weir.rule.RuleKind;
 import dev.weir.rule.RuleSet;
 import dev.weir.rule.RuleViolation;
 import dev.weir.rule.SystemRule;
+import dev.weir.spring.properties.LogText;
 import dev.weir.spring.properties.RuleChangeLog;
 import dev.weir.spring.properties.RuleLists;
 import dev.weir.spring.properties.RuleMaps;
@@ -411,8 +412,8 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
         .collect(Collectors.joining("; "));
     problems.put(name, problem);
     failures.get(name).incrementAndGet();
-    logger.warn("Rules from " + name + " refused, the rules in force stay as they were:\n\t"
-        + violations.stream().map(RuleViolation::toString).collect(Collectors.joining("\n\t")));
+    logger.warn("Rules from " + LogText.of(name) + " refused, the rules in force stay as they were:\n\t"
+        + violations.stream().map(LogText::of).collect(Collectors.joining("\n\t")));
   }
 
   /**
