@@ -37,7 +37,7 @@ import org.springframework.util.ClassUtils;
  *       there (a native image answers {@code Class.forName} only for registered types).
  * </ul>
  *
- * <p>The engine's classes are package-private and are named here as strings ({@link #FRAME}), so
+ * <p>The engine's classes are internal (not exported by its module) and are named here as strings ({@link #CALL}), so
  * that a test can check that each still exists.
  * Registered in {@code META-INF/spring/aot.factories}.
  */
@@ -45,9 +45,9 @@ final class WeirRuntimeHints implements RuntimeHintsRegistrar {
 
   private static final Log logger = LogFactory.getLog(WeirRuntimeHints.class);
 
-  /** The engine's per-call frame, and its field updated through a {@code VarHandle}. */
-  static final String FRAME = "dev.weir.Frame";
-  static final String FRAME_STATE_FIELD = "state";
+  /** The engine's per-call state, and its field updated through a {@code VarHandle}. */
+  static final String CALL = "dev.weir.internal.call.Call";
+  static final String CALL_STATE_FIELD = "state";
 
   /** The file the engine's {@link java.util.ServiceLoader} reads custom slots from. */
   static final String SLOT_SERVICES = "META-INF/services/" + ProcessorSlot.class.getName();
@@ -61,7 +61,7 @@ final class WeirRuntimeHints implements RuntimeHintsRegistrar {
   @Override
   public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
     ReflectionHints reflection = hints.reflection();
-    reflection.registerType(TypeReference.of(FRAME), type -> type.withField(FRAME_STATE_FIELD));
+    reflection.registerType(TypeReference.of(CALL), type -> type.withField(CALL_STATE_FIELD));
     hints.resources().registerPattern(SLOT_SERVICES);
     for (String name : serviceSlots(classLoader)) {
       registerServiceSlot(reflection, name, classLoader);

@@ -88,8 +88,8 @@ class NativeHintsTests {
   }
 
   @Test
-  void frameStateIsAccessibleForItsVarHandle() throws Exception {
-    assertThat(cglib).matches(reflection.onFieldAccess(WeirRuntimeHints.FRAME, WeirRuntimeHints.FRAME_STATE_FIELD));
+  void callStateIsAccessibleForItsVarHandle() throws Exception {
+    assertThat(cglib).matches(reflection.onFieldAccess(WeirRuntimeHints.CALL, WeirRuntimeHints.CALL_STATE_FIELD));
   }
 
   @Test

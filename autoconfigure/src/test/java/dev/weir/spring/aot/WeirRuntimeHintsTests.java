@@ -60,8 +60,8 @@ class WeirRuntimeHintsTests {
   }
 
   @Test
-  void frameHasTheVarHandleField() throws Exception {
-    Field state = Class.forName(WeirRuntimeHints.FRAME).getDeclaredField(WeirRuntimeHints.FRAME_STATE_FIELD);
+  void callHasTheVarHandleField() throws Exception {
+    Field state = Class.forName(WeirRuntimeHints.CALL).getDeclaredField(WeirRuntimeHints.CALL_STATE_FIELD);
     assertThat(state.getType()).isEqualTo(long.class);
     assertThat(Modifier.isVolatile(state.getModifiers())).isTrue();
   }

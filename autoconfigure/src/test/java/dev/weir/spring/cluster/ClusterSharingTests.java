@@ -74,13 +74,19 @@ class ClusterSharingTests extends WithSharedRedisServer {
     assertThat(passedA.get() + passedB.get() + blocked.get()).isEqualTo(attempts);
     // The window is 10 s and the key is new: the burst is inside one window, so exactly the count.
     assertThat(passedA.get() + passedB.get()).isEqualTo(50);
-    assertThat(passedA.get()).isPositive();
-    assertThat(passedB.get()).isPositive();
+    // Which instance gets how many of the 50 is up to the scheduler (on a loaded machine one
+    // instance's threads may take them all before the other's run); that both counted in the one
+    // shared window is what the store's own counts show: every call of each instance was decided
+    // there, and together they admitted the count.
     ClusterStatus statusA = status(instances.get(0));
     ClusterStatus statusB = status(instances.get(1));
     assertThat(statusA.fallbacks() + statusB.fallbacks()).isZero();
     assertThat(statusA.admitted()).isEqualTo(passedA.get());
     assertThat(statusB.admitted()).isEqualTo(passedB.get());
+    assertThat(statusA.admitted() + statusA.blocked()).as("instance A's calls, each decided by Redis")
+        .isEqualTo(threadsPerInstance * callsPerThread);
+    assertThat(statusB.admitted() + statusB.blocked()).as("instance B's calls, each decided by Redis")
+        .isEqualTo(threadsPerInstance * callsPerThread);
     assertThat(statusA.blocked() + statusB.blocked()).isEqualTo(blocked.get());
   }
 
