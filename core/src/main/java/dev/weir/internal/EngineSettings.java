@@ -19,6 +19,8 @@ import org.jspecify.annotations.Nullable;
  *
  * @param ticker the time source
  * @param sleeper how queued calls wait
+ * @param clockResolutionNanos 0 to read the ticker on every call; else how often a thread of the
+ *     engine's own reads it for the calls to read ({@code Weir.Builder.clockResolution})
  * @param sampleCount the buckets of the one-second statistics window
  * @param maxResources the resources tracked without rules, and the most that may have rules
  * @param maxOriginsPerResource origins of a {@code limit-app: other} rule with a limiter of their own
@@ -34,7 +36,7 @@ import org.jspecify.annotations.Nullable;
  * @param clusterOptions the cluster store's options
  * @param keyExpressions what compiles key expressions
  */
-public record EngineSettings(Ticker ticker, Sleeper sleeper, int sampleCount, int maxResources,
+public record EngineSettings(Ticker ticker, Sleeper sleeper, long clockResolutionNanos, int sampleCount, int maxResources,
     int maxOriginsPerResource, long maxKeyBytesPerRule, List<ProcessorSlot> slots, boolean loadServiceSlots,
     @Nullable ClassLoader classLoader, RuleSet rules, SystemRule systemRule, SystemStatus systemStatus,
     List<CircuitBreakerListener> listeners, @Nullable ClusterClient clusterClient, ClusterOptions clusterOptions,

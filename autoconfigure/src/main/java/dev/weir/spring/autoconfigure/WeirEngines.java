@@ -26,6 +26,7 @@ final class WeirEngines {
       ObjectProvider<Ticker> ticker, ObjectProvider<Sleeper> sleeper, ObjectProvider<WeirBuilderCustomizer> customizers) {
     Weir.Builder builder = Weir.builder().keyExpressions(keyExpressions);
     ifValid(builder, b -> b.maxResources(properties.getMaxResources()));
+    ifValid(builder, b -> b.clockResolution(properties.getClockResolution()));
     ifValid(builder, b -> b.sampleCount(properties.getStatistics().getSampleCount()));
     if (clusterClient != null) {
       ifValid(builder, b -> b.cluster(clusterClient, properties.getCluster().toOptions()));

@@ -94,6 +94,8 @@ public final class CallStack {
   /** The thread-local this stack removes itself from when idle; null for a platform thread's. */
   private final @Nullable PerThread transientIn;
   private Call[] frames;
+  /** The calls this thread entered, wrapping; how the clock spaces its fresh readings ({@link EngineClock#read(int)}). */
+  private int calls;
   private int depth;
   public String contextName = Call.DEFAULT_CONTEXT;
   public String origin = "";
@@ -129,7 +131,7 @@ public final class CallStack {
       throw new IllegalArgumentException("acquireCount must be at least 1, was " + acquireCount);
     }
     ResourceNode node = nodes.forCall(resource);
-    Call call = push(resource, node, type, acquireCount, args, clock.read());
+    Call call = push(resource, node, type, acquireCount, args, clock.read(++calls));
     return node == null ? call : run(call, node);
   }
 
@@ -147,7 +149,7 @@ public final class CallStack {
     ResourceNode node = nodes.forCall(resource);
     Call call = new Call(this);
     call.depth = Call.DETACHED;
-    call.open(resource, node, type, acquireCount, args, clock.read());
+    call.open(resource, node, type, acquireCount, args, clock.read(++calls));
     return node == null ? call : run(call, node);
   }
 

@@ -52,7 +52,7 @@ public final class ExactLimiter extends FlowLimiter {
       return refused(0);
     }
     if (now - latest < 0) {
-      now = clock.read(); // late: decide at the present
+      now = clock.readFresh(); // late: decide at the present
       if (now - latest < 0) {
         now = latest; // the ticker stepped back: stay at the newest time decided on
       }

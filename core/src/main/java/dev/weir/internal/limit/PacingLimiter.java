@@ -59,7 +59,7 @@ public final class PacingLimiter extends FlowLimiter {
       if (wait > 0 && !fresh) {
         // The call's start time may be older than the schedule another thread just advanced:
         // decide on a fresh reading before refusing or waiting for a slot that has already come.
-        now = clock.read();
+        now = clock.readFresh();
         fresh = true;
         continue;
       }

@@ -49,7 +49,7 @@ public final class TokenBucketLimiter extends FlowLimiter {
       long over = next - now - horizonNanos;
       if (over > 0) {
         if (!fresh) {
-          now = clock.read();
+          now = clock.readFresh();
           fresh = true;
           continue;
         }

@@ -76,7 +76,7 @@ public final class WarmUpLimiter extends FlowLimiter {
       if (ahead > 0) {
         // The call's start time may be older than the schedule another thread just advanced (a late
         // reading, see EngineClock): decide on a fresh one. The schedule is never restarted.
-        now = clock.read();
+        now = clock.readFresh();
         ahead = nextFree - now;
       }
       if (ahead < 0) {

@@ -162,7 +162,7 @@ public final class WindowLimiter extends FlowLimiter {
       }
       if (nowIndex < h.index && !fresh) {
         // Late: decide on a fresh reading (at least as new as the one that installed h).
-        now = buckets.clock.read();
+        now = buckets.clock.readFresh();
         nowIndex = bucketOf(now);
         fresh = nowIndex < h.index; // still older: the ticker stepped back; count into h from here on
         continue;

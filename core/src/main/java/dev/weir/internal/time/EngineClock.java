@@ -3,6 +3,7 @@ package dev.weir.internal.time;
 import dev.weir.Sleeper;
 import dev.weir.Ticker;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The engine's time: its ticker made monotone, and its sleeper. Every limiter, breaker and bucket
@@ -52,19 +53,68 @@ public final class EngineClock {
   private final AtomicLong newest;
   /** Added to every ticker reading; grows by the size of each backward jump of the ticker. */
   private volatile long skew;
+  /** The coarse time, when the engine reads its ticker on a thread of its own; null when every read reads it. */
+  private final @Nullable CoarseTime coarse;
 
+  /** A clock that reads the ticker on every {@link #read}. */
   public EngineClock(Ticker ticker, Sleeper sleeper) {
+    this(ticker, sleeper, 0);
+  }
+
+  /**
+   * A clock over {@code ticker}: with {@code resolutionNanos} 0, every {@link #read} reads the
+   * ticker; else a thread of this clock's own reads it every {@code resolutionNanos} and
+   * {@link #read} returns the last of those readings ({@link CoarseTime}).
+   */
+  public EngineClock(Ticker ticker, Sleeper sleeper, long resolutionNanos) {
     this.ticker = ticker;
     this.sleeper = sleeper;
     this.newest = new AtomicLong(ticker.read());
+    this.coarse = resolutionNanos > 0 ? new CoarseTime(this, resolutionNanos) : null;
+    if (coarse != null) {
+      coarse.start(); // after the field is set: the thread finds the clock's coarse time through it
+    }
   }
 
   public Ticker ticker() {
     return ticker;
   }
 
-  /** Returns the engine time now; see the class comment for what it guarantees. */
+  /**
+   * Returns the engine time now; see the class comment for what it guarantees. With a coarse time,
+   * the last reading its thread took: at most its resolution old while that thread runs on time.
+   */
   public long read() {
+    CoarseTime time = coarse;
+    return time != null ? time.now : readFresh();
+  }
+
+  /**
+   * As {@link #read}, but with a coarse time every {@value CoarseTime#CALLS_PER_FRESH_READING}th
+   * call of a thread reads the ticker and publishes that reading (never lowering the one there):
+   * while calls come, engine time moves even if the coarse time's own thread is not scheduled (a
+   * machine whose cores are all busy can leave it waiting for a second). What the entry of a call
+   * reads, counting the thread's calls in {@code counter}.
+   */
+  public long read(int counter) {
+    CoarseTime time = coarse;
+    if (time == null) {
+      return readFresh();
+    }
+    if ((counter & (CoarseTime.CALLS_PER_FRESH_READING - 1)) != 0) {
+      return time.now;
+    }
+    long fresh = readFresh();
+    time.publish(fresh);
+    return fresh;
+  }
+
+  /**
+   * Returns the engine time now, read from the ticker whatever the resolution: for the places that
+   * re-read the clock before they refuse or wait (a late call, a queue), which decide at the present.
+   * Never older than a {@link #read} before it.
+   */
+  public long readFresh() {
     long now = ticker.read() + skew;
     long seen = newest.get();
     long ahead = now - seen;
@@ -94,6 +144,25 @@ public final class EngineClock {
       return seen;
     }
     return now;
+  }
+
+  /** Stops the thread of a coarse time, if any; readings stay the last one taken. Idempotent. */
+  public void close() {
+    CoarseTime time = coarse;
+    if (time != null) {
+      time.stop();
+    }
+  }
+
+  /** The coarse time of this clock, or null; for its thread. */
+  @Nullable CoarseTime coarseTime() {
+    return coarse;
+  }
+
+  /** The resolution of the coarse time, 0 when every read reads the ticker. */
+  public long resolutionNanos() {
+    CoarseTime time = coarse;
+    return time == null ? 0 : time.resolutionNanos;
   }
 
   public void sleep(long nanos) {
