@@ -54,6 +54,8 @@ final class EchoService implements BindableService {
   static final MethodDescriptor<String, String> COLLECT = method("Collect", MethodDescriptor.MethodType.CLIENT_STREAMING);
 
   final AtomicInteger started = new AtomicInteger();
+  /** The engine the request {@code inner} guards a nested call with, {@code echo.inner}; set by a test. */
+  volatile dev.weir.@org.jspecify.annotations.Nullable Weir weir;
   final AtomicInteger cancelled = new AtomicInteger();
   final CountDownLatch hanging = new CountDownLatch(1);
   private final java.util.Queue<ServerCallStreamObserver<String>> hung = new java.util.concurrent.ConcurrentLinkedQueue<>();
@@ -99,6 +101,12 @@ final class EchoService implements BindableService {
     switch (request) {
       case "fail" -> response.onError(Status.INTERNAL.withDescription("broken").asRuntimeException());
       case "throw" -> throw new IllegalStateException("bug");
+      case "inner" -> {
+        try (dev.weir.Entry inner = weir.entry("echo.inner")) {
+          response.onNext("inner ok");
+          response.onCompleted();
+        }
+      }
       case "hang" -> {
         // answered by release(), never by blocking the call's thread (which would hold back its cancel)
         ServerCallStreamObserver<String> call = (ServerCallStreamObserver<String>) response;

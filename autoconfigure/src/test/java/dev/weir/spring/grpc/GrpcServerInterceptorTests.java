@@ -126,6 +126,20 @@ class GrpcServerInterceptorTests {
   }
 
   @Test
+  void whatTheServiceGuardsSeesTheCallersOrigin() {
+    withServer(runner.withPropertyValues("weir.grpc.origin-metadata=x-caller", "weir.authority[0].resource=echo.inner",
+        "weir.authority[0].strategy=white", "weir.authority[0].limit-app=partner"),
+        (context, service, channel, weir) -> {
+          service.weir = weir;
+          assertThat(unary(GrpcCalls.withHeader(channel, "x-caller", "partner"), "inner")).isEqualTo("inner ok");
+          StatusRuntimeException refusedInside = failure(GrpcCalls.withHeader(channel, "x-caller", "stranger"), "inner");
+          assertThat(refusedInside.getStatus().getCode()).as("the handler threw the nested refusal").isEqualTo(Status.Code.UNKNOWN);
+          assertThat(weir.statistics("echo.inner").totalBlocked()).isEqualTo(1);
+          assertThat(weir.statistics(UNARY).totalBlocked()).isZero();
+        });
+  }
+
+  @Test
   void failuresAreRecordedAndReturnTheirPermits() {
     withServer(runner, (context, service, channel, weir) -> {
       assertThat(failure(channel, "fail").getStatus().getCode()).isEqualTo(Status.Code.INTERNAL);
