@@ -77,6 +77,10 @@ public class WeirProperties {
 
   private final Rules rules = new Rules();
 
+  private final RetryBudget retryBudget = new RetryBudget();
+
+  private final Grpc grpc = new Grpc();
+
   public boolean isEnabled() {
     return enabled;
   }
@@ -163,6 +167,14 @@ public class WeirProperties {
 
   public Rules getRules() {
     return rules;
+  }
+
+  public RetryBudget getRetryBudget() {
+    return retryBudget;
+  }
+
+  public Grpc getGrpc() {
+    return grpc;
   }
 
   /** Live statistics settings ({@code weir.statistics}). */
@@ -431,6 +443,93 @@ public class WeirProperties {
 
     public void setSystemFile(@Nullable Path systemFile) {
       this.systemFile = systemFile;
+    }
+  }
+
+  /**
+   * Retry budgets of Spring Framework's {@code @Retryable} methods and {@code RetryTemplate} beans
+   * ({@code weir.retry-budget}): per resource, a retry is made only while the retries of the window,
+   * this one included, are at most ratio x first attempts + min-per-second x window seconds. A retry
+   * over budget is not made (the last exception reaches the caller). A Weir refusal is never retried,
+   * with or without budgets.
+   */
+  public static class RetryBudget {
+
+    /** Whether retries are budgeted; when false, only Weir refusals are kept from being retried. */
+    private boolean enabled = true;
+
+    /** Retries allowed per first attempt over the window. */
+    private double ratio = 0.1;
+
+    /** The sliding window first attempts and retries are counted over, from 10ms to 1d. */
+    private Duration window = Duration.ofSeconds(10);
+
+    /** Retries allowed per second of the window besides the ratio, so that a resource with little traffic may retry. */
+    private double minPerSecond = 1;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public double getRatio() {
+      return ratio;
+    }
+
+    public void setRatio(double ratio) {
+      this.ratio = ratio;
+    }
+
+    public Duration getWindow() {
+      return window;
+    }
+
+    public void setWindow(Duration window) {
+      this.window = window;
+    }
+
+    public double getMinPerSecond() {
+      return minPerSecond;
+    }
+
+    public void setMinPerSecond(double minPerSecond) {
+      this.minPerSecond = minPerSecond;
+    }
+  }
+
+  /**
+   * gRPC (grpc-java) settings ({@code weir.grpc}): with grpc-java present, a server interceptor guards
+   * each method as the IN resource grpc:<service>/<method> and a client interceptor each called method
+   * as the OUT resource grpc-client:<service>/<method>.
+   */
+  public static class Grpc {
+
+    /** Whether the gRPC interceptor beans are made (Spring gRPC applies them to every service and channel). */
+    private boolean enabled = true;
+
+    /**
+     * Request metadata key (ASCII, such as x-caller) whose value is the caller's origin of a server
+     * call, matched by limit-app and authority rules; unset means gRPC calls have no origin.
+     */
+    private @Nullable String originMetadata;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public @Nullable String getOriginMetadata() {
+      return originMetadata;
+    }
+
+    public void setOriginMetadata(@Nullable String originMetadata) {
+      this.originMetadata = originMetadata;
     }
   }
 }

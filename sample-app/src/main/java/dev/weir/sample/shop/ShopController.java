@@ -1,8 +1,10 @@
 package dev.weir.sample.shop;
 
 import java.util.List;
+import java.util.Map;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -20,11 +22,13 @@ class ShopController {
   private final Catalog catalog;
   private final OrderService orders;
   private final ShippingService shipping;
+  private final StockService stock;
 
-  ShopController(Catalog catalog, OrderService orders, ShippingService shipping) {
+  ShopController(Catalog catalog, OrderService orders, ShippingService shipping, StockService stock) {
     this.catalog = catalog;
     this.orders = orders;
     this.shipping = shipping;
+    this.stock = stock;
   }
 
   @GetMapping("/products")
@@ -54,5 +58,16 @@ class ShopController {
   @GetMapping("/orders/{id}/shipping")
   ShippingQuote shippingQuote(@PathVariable("id") String id) throws ShippingCarrier.CarrierUnavailableException {
     return shipping.quote(id);
+  }
+
+  /** Stock from the flaky warehouse, retried within the retry budget; 503 when it stays down. */
+  @GetMapping("/products/{id}/stock")
+  Map<String, Object> stock(@PathVariable("id") String id) {
+    return Map.of("id", id, "inStock", stock.stock(id));
+  }
+
+  @ExceptionHandler(Warehouse.WarehouseUnavailableException.class)
+  ResponseEntity<Map<String, String>> warehouseDown(Warehouse.WarehouseUnavailableException down) {
+    return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body(Map.of("error", down.getMessage()));
   }
 }
