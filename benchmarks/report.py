@@ -21,7 +21,7 @@ import platform
 import subprocess
 import sys
 
-ENGINES = ["plain", "noopAspect", "weir", "sentinel", "resilience4j", "bucket4j", "guava"]
+ENGINES = ["plain", "noopAspect", "weir", "weirCoarse", "sentinel", "resilience4j", "bucket4j", "guava"]
 CASES = {
     "qps": "rate rule, never refuses (entry + close)",
     "rejected": "every call refused (count 0 / exhausted limiter)",
@@ -29,11 +29,13 @@ CASES = {
     "warmUp": "warm-up rule at a rate never reached",
     "queue": "pacing rule (queue / rate limiter) at a rate never reached",
     "noRule": "resource without rules",
+    "rejectedTry": "every call refused, answered by `tryEntry` with null (no exception)",
     "annotation": "an annotated `String hello(String)` of a Spring bean, called through its CGLIB proxy "
                   "(one Spring Boot application per engine; rules never refuse)",
 }
 CALLS = {
-    "weir": "`weir.entry(res)` + `close()`",
+    "weir": "`weir.entry(res)` + `close()` (`rejectedTry`: `weir.tryEntry(res, OUT, 1)`), the ticker read on every call",
+    "weirCoarse": "the same on an engine built with `clockResolution(1 ms)`: a thread of the engine's own reads the ticker",
     "sentinel": "`SphU.entry(res)` + `exit()` (rules via `FlowRuleManager.loadRules`)",
     "resilience4j": "`RateLimiter.acquirePermission()` (atomic limiter, timeout 0)",
     "bucket4j": "`Bucket.tryConsume(1)` (local lock-free bucket)",
@@ -128,6 +130,8 @@ def load(paths):
             primary = r["primaryMetric"]
             secondary = r.get("secondaryMetrics", {})
             alloc = secondary.get("gc.alloc.rate.norm", {}).get("score")
+            raw = secondary.get("gc.alloc.rate.norm", {}).get("rawData") or []
+            fork_alloc = [sum(f) / len(f) for f in raw if f]
             refused = secondary.get("refused", {}).get("score")
             ops = None
             if primary["score"] > 0:
@@ -138,6 +142,7 @@ def load(paths):
                 "error": primary["scoreError"] if isinstance(primary["scoreError"], float) else float("nan"),
                 "unit": primary["scoreUnit"],
                 "alloc": alloc,
+                "forkAlloc": fork_alloc,
                 "refused": refused,
                 "ops": ops,
                 "benchmark": r["benchmark"],
@@ -209,13 +214,13 @@ def main():
     for threads in sorted({k[0] for k in rows}):
         out.append("## %d thread%s" % (threads, "" if threads == 1 else "s"))
         out.append("")
-        out.append("| Case | Engine | Score (ns/op) | ± Error | B/op | x Weir | Notes |")
-        out.append("| --- | --- | ---: | ---: | ---: | ---: | --- |")
+        out.append("| Case | Engine | Score (ns/op) | ± Error | B/op | B/op per fork | x Weir | Notes |")
+        out.append("| --- | --- | ---: | ---: | ---: | --- | ---: | --- |")
         for key in sorted((k for k in rows if k[0] == threads), key=sort_key):
             _, case, engine = key
             row = rows[key]
             if row is None:
-                out.append("| %s | %s | | | | | **FAILED: no result**, see the JMH output |" % (case, engine))
+                out.append("| %s | %s | | | | | | **FAILED: no result**, see the JMH output |" % (case, engine))
                 continue
             weir = rows.get((threads, case, "weir"))
             ratio = "%.2fx" % (row["score"] / weir["score"]) if weir and weir["score"] > 0 else "n/a"
@@ -227,8 +232,9 @@ def main():
                 if row["ops"]:
                     share = " (~%.3g per million calls)" % (row["refused"] / row["ops"] * 1e6)
                 notes.append("**%d refusals in a never-refusing case**%s" % (row["refused"], share))
-            out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
-                case, engine, fmt_num(row["score"]), fmt_num(row["error"]), fmt_bytes(row["alloc"]), ratio,
+            forks = ", ".join(fmt_bytes(v) for v in row.get("forkAlloc") or []) or "n/a"
+            out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                case, engine, fmt_num(row["score"]), fmt_num(row["error"]), fmt_bytes(row["alloc"]), forks, ratio,
                 "; ".join(notes)))
         out.append("")
 
@@ -254,6 +260,48 @@ def main():
         targets.append("| issue 12: 2 threads on one resource >= 1.3x one thread's throughput (qps) | 1, 2 | %s, %s "
                        "| | %.2fx | >= %.2f | %s |" % (fmt_num(one["score"]), fmt_num(two["score"]), scale, limit,
                                                        verdict))
+    # Issue 26's targets, some across cases and benchmark classes: (weir row, peer row, limit, text).
+    for threads in sorted({k[0] for k in rows}):
+        if threads != 1:
+            continue
+        for engine in ("weir", "weirCoarse"):
+            for (wcase, wengine), (pcase, pengine), limit, text in [
+                (("qps", engine), ("qps", "resilience4j"), 1.0,
+                 "issue 26: entry+close (%s) <= 1.0x Resilience4j's `acquirePermission`" % engine),
+                (("rejectedTry", engine), ("qps", "resilience4j"), 1.0,
+                 "issue 26: a refusal through `tryEntry` (%s) <= 1.0x Resilience4j's `acquirePermission`" % engine),
+                (("rejected", engine), ("rejected", "resilience4j"), 1.0,
+                 "issue 26: a refusal through `entry` (%s) <= Resilience4j's refusal" % engine),
+            ]:
+                w, p = rows.get((threads, wcase, wengine)), rows.get((threads, pcase, pengine))
+                if w and p and p["score"] > 0:
+                    ratio = w["score"] / p["score"]
+                    verdict = "met" if ratio <= limit else "**missed** (%.2fx the limit)" % (ratio / limit)
+                    targets.append("| %s | %d | %s | %s | %.2f | <= %.2f | %s |" % (
+                        text, threads, fmt_num(w["score"]), fmt_num(p["score"]), ratio, limit, verdict))
+        for (wcase, wengine), (pcase, pengine), limit, text in [
+            (("expressionKey", "weir"), ("perKey", "bucket4j"), 1.5,
+             "issue 26: a keyed decision (key expression) <= 1.5x Bucket4j's bucket per key"),
+            (("annotation", "weir"), ("annotation", "noopAspect"), 0.8,
+             "issue 26: `@RateLimited` <= 0.8x a no-op aspect"),
+            (("weir", "monoQps"), ("resilience4j", "monoRateLimiter"), 2.0,
+             "issue 26: a guarded `Mono` <= 2x Resilience4j's `RateLimiterOperator`"),
+        ]:
+            w, p = rows.get((threads, wcase, wengine)), rows.get((threads, pcase, pengine))
+            if w and p and p["score"] > 0:
+                ratio = w["score"] / p["score"]
+                verdict = "met" if ratio <= limit else "**missed** (%.2fx the limit)" % (ratio / limit)
+                targets.append("| %s | %d | %s | %s | %.2f | <= %.2f | %s |" % (
+                    text, threads, fmt_num(w["score"]), fmt_num(p["score"]), ratio, limit, verdict))
+    for engine in ("weir", "weirCoarse"):
+        one, two = rows.get((1, "qps", engine)), rows.get((2, "qps", engine))
+        if one and two and two["score"] > 0:
+            scale = 2 * one["score"] / two["score"]
+            limit = 1.4
+            verdict = "met" if scale >= limit else "**missed** (%.2fx where %.2fx is asked)" % (scale, limit)
+            targets.append("| issue 26: 2 threads on one resource >= 1.4x one thread's throughput (qps, %s) | 1, 2 "
+                           "| %s, %s | | %.2fx | >= %.2f | %s |" % (engine, fmt_num(one["score"]), fmt_num(two["score"]),
+                                                                  scale, limit, verdict))
     if targets:
         out.append("## Targets")
         out.append("")

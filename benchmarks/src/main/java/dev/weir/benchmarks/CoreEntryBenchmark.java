@@ -5,6 +5,7 @@ import com.alibaba.csp.sentinel.slots.block.RuleConstant;
 import com.alibaba.csp.sentinel.slots.block.flow.FlowRuleManager;
 import dev.weir.BlockException;
 import dev.weir.Entry;
+import dev.weir.EntryType;
 import dev.weir.Weir;
 import dev.weir.rule.ControlBehavior;
 import dev.weir.rule.FlowRule;
@@ -17,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -76,6 +78,9 @@ public class CoreEntryBenchmark {
 
   static final String RES = "res";
 
+  /** The resolution of the {@code weirCoarse} engines' clock. */
+  static final Duration COARSE = Duration.ofMillis(1);
+
   /**
    * Sentinel writes its logs (and a metric log every second) under ~/logs/csp, and EagleEye's under
    * ~/logs/eagleeye, by default: keeps them in the temporary folder. Call before Sentinel's first use.
@@ -102,6 +107,10 @@ public class CoreEntryBenchmark {
     Weir warmUp;
     Weir queue;
     Weir noRule;
+    /** The same as qps, rejecting and noRule, on a coarse clock ({@code clockResolution}, 1 ms). */
+    Weir qpsCoarse;
+    Weir rejectingCoarse;
+    Weir noRuleCoarse;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -113,6 +122,13 @@ public class CoreEntryBenchmark {
       queue = engine(FlowRule.builder(RES).count(NEVER_REFUSING_PACED_RATE)
           .controlBehavior(ControlBehavior.QUEUE).build());
       noRule = Weir.builder().build();
+      qpsCoarse = coarse(FlowRule.qps(RES, NEVER_REFUSING_RATE));
+      rejectingCoarse = coarse(FlowRule.qps(RES, 0));
+      noRuleCoarse = Weir.builder().clockResolution(COARSE).build();
+    }
+
+    private static Weir coarse(FlowRule rule) {
+      return Weir.builder().clockResolution(COARSE).rules(RuleSet.of(rule)).build();
     }
 
     private static Weir engine(FlowRule rule) {
@@ -121,7 +137,8 @@ public class CoreEntryBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() {
-      for (Weir weir : new Weir[] {qps, rejecting, threads, warmUp, queue, noRule}) {
+      for (Weir weir : new Weir[] {qps, rejecting, threads, warmUp, queue, noRule, qpsCoarse, rejectingCoarse,
+          noRuleCoarse}) {
         weir.close();
       }
     }
@@ -242,6 +259,11 @@ public class CoreEntryBenchmark {
   }
 
   @Benchmark
+  public void qps_weirCoarse(WeirState s, Refusals r, Blackhole bh) {
+    weirEntry(s.qpsCoarse, r, bh);
+  }
+
+  @Benchmark
   public void qps_sentinel(SentinelState s, Refusals r, Blackhole bh) {
     sentinelEntry(SentinelState.QPS, r, bh);
   }
@@ -271,6 +293,28 @@ public class CoreEntryBenchmark {
     } catch (BlockException b) {
       bh.consume(b);
     }
+  }
+
+  @Benchmark
+  public void rejected_weirCoarse(WeirState s, Blackhole bh) {
+    try (Entry e = s.rejectingCoarse.entry(RES)) {
+      bh.consume(e);
+    } catch (BlockException b) {
+      bh.consume(b);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // rejectedTry: every call refused, answered by tryEntry with null (no exception).
+
+  @Benchmark
+  public @Nullable Entry rejectedTry_weir(WeirState s) {
+    return s.rejecting.tryEntry(RES, EntryType.OUT, 1);
+  }
+
+  @Benchmark
+  public @Nullable Entry rejectedTry_weirCoarse(WeirState s) {
+    return s.rejectingCoarse.tryEntry(RES, EntryType.OUT, 1);
   }
 
   @Benchmark
@@ -347,6 +391,11 @@ public class CoreEntryBenchmark {
   @Benchmark
   public void noRule_weir(WeirState s, Refusals r, Blackhole bh) {
     weirEntry(s.noRule, r, bh);
+  }
+
+  @Benchmark
+  public void noRule_weirCoarse(WeirState s, Refusals r, Blackhole bh) {
+    weirEntry(s.noRuleCoarse, r, bh);
   }
 
   @Benchmark
