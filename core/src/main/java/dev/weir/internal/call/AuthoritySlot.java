@@ -1,6 +1,5 @@
 package dev.weir.internal.call;
 
-import dev.weir.internal.limit.ShadowRefusals;
 import dev.weir.rule.AuthorityRule;
 import dev.weir.rule.RuleKind;
 import dev.weir.spi.SlotOrder;
@@ -27,11 +26,9 @@ public final class AuthoritySlot extends Slot {
     for (int i = 0; i < rules.length; i++) {
       AuthorityRule rule = rules[i];
       if (!rule.permits(call.origin)) {
-        ShadowRefusals shadow = call.rules.authorityShadow[i];
-        if (shadow == null) {
-          return call.refuse(RuleKind.AUTHORITY, rule, 0);
+        if (!call.refuseUnlessShadow(call.rules.authorityShadow[i], RuleKind.AUTHORITY, rule, 0)) {
+          return false;
         }
-        call.goesOnInShadow(shadow);
       }
     }
     return true;

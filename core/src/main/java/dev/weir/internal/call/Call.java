@@ -344,6 +344,19 @@ public final class Call extends Entry implements Invocation {
     shadow.refused(node, acquireCount, startNanos);
   }
 
+  /**
+   * A rule refuses this call: in force ({@code shadow} null), the refusal is recorded and false
+   * returned, as {@link #refuse}; in shadow mode, it is counted ({@link #goesOnInShadow}) and true
+   * returned: the call goes on. The one branch every slot takes where a rule would refuse.
+   */
+  boolean refuseUnlessShadow(@Nullable ShadowRefusals shadow, RuleKind kind, Rule rule, long retryAfterNanos) {
+    if (shadow == null) {
+      return refuse(kind, rule, retryAfterNanos);
+    }
+    goesOnInShadow(shadow);
+    return true;
+  }
+
   /** Forgets a refusal recorded by a rule in shadow mode, which lets the call go on. */
   void forgetRefusal() {
     refusedKind = null;

@@ -58,10 +58,8 @@ public final class FlowSlot extends Slot {
           : limiter.tryAcquireWithoutWaiting(call.acquireCount, call.startNanos);
       if (result >= 0) {
         call.hold(limiter, result);
-      } else if (shadow == null) {
-        return call.refuse(RuleKind.FLOW, state.rule, FlowLimiter.retryAfterNanos(result));
-      } else {
-        call.goesOnInShadow(shadow);
+      } else if (!call.refuseUnlessShadow(shadow, RuleKind.FLOW, state.rule, FlowLimiter.retryAfterNanos(result))) {
+        return false;
       }
     }
     if (set.waits) {

@@ -73,11 +73,6 @@ public final class SystemSlot extends Slot {
 
   /** Refuses the call, or, for a rule in shadow mode, counts what it would refuse and lets it go on. */
   private boolean refuse(Call call, SystemRule rule) {
-    ShadowRefusals shadow = rule.shadow() ? system.shadow() : null;
-    if (shadow == null) {
-      return call.refuse(RuleKind.SYSTEM, rule, 0);
-    }
-    call.goesOnInShadow(shadow);
-    return true;
+    return call.refuseUnlessShadow(rule.shadow() ? system.shadow() : null, RuleKind.SYSTEM, rule, 0);
   }
 }
