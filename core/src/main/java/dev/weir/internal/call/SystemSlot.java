@@ -1,7 +1,6 @@
 package dev.weir.internal.call;
 
 import dev.weir.EntryType;
-import dev.weir.internal.limit.ShadowRefusals;
 import dev.weir.rule.RuleKind;
 import dev.weir.rule.SystemRule;
 import dev.weir.spi.SlotOrder;
