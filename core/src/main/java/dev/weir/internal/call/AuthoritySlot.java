@@ -3,7 +3,6 @@ package dev.weir.internal.call;
 import dev.weir.rule.AuthorityRule;
 import dev.weir.rule.RuleKind;
 import dev.weir.spi.SlotOrder;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Refuses calls whose origin a rule of the resource does not allow. Calls without an origin pass.

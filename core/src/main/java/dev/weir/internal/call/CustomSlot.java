@@ -3,7 +3,6 @@ package dev.weir.internal.call;
 import dev.weir.BlockException;
 import dev.weir.spi.Invocation;
 import dev.weir.spi.ProcessorSlot;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A user's {@link ProcessorSlot} in the chain. It sees the call as an {@link Invocation} and takes

@@ -6,7 +6,6 @@ import dev.weir.internal.limit.ShadowRefusals;
 import dev.weir.internal.time.EngineClock;
 import dev.weir.rule.RuleKind;
 import dev.weir.spi.SlotOrder;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Applies the resource's circuit breakers. A call passes only if every breaker lets it; when one

@@ -5,7 +5,6 @@ import dev.weir.internal.limit.ShadowRefusals;
 import dev.weir.internal.time.EngineClock;
 import dev.weir.rule.RuleKind;
 import dev.weir.spi.SlotOrder;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Applies the resource's flow rules in order. Each applicable rule admits and counts atomically

@@ -10,7 +10,6 @@ import dev.weir.rule.ParamFlowRule;
 import dev.weir.rule.ResourceRule;
 import dev.weir.rule.RuleSet;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;

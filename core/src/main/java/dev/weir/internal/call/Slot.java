@@ -1,6 +1,5 @@
 package dev.weir.internal.call;
 
-import org.jspecify.annotations.Nullable;
 
 /**
  * One step of a resource's {@link SlotChain}, as the engine sees it: the built-in slots extend this

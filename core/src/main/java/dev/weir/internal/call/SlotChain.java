@@ -3,7 +3,6 @@ package dev.weir.internal.call;
 import dev.weir.internal.time.EngineLog;
 import java.util.ArrayList;
 import java.util.List;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The slots one resource's calls go through, and the one place where a call is entered and exited.

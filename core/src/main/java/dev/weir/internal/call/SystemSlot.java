@@ -4,7 +4,6 @@ import dev.weir.EntryType;
 import dev.weir.rule.RuleKind;
 import dev.weir.rule.SystemRule;
 import dev.weir.spi.SlotOrder;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Whole-application protection for inbound calls; see {@link SystemRule} for when a call is refused.

@@ -14,7 +14,6 @@ import dev.weir.Weir;
 import dev.weir.rule.FlowRule;
 import dev.weir.rule.RuleSet;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 

@@ -10,7 +10,6 @@ import dev.weir.internal.time.EngineClock;
 import dev.weir.rule.FlowRule;
 import dev.weir.rule.RuleSet;
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ExactModeTest {

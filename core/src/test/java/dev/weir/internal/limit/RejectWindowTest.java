@@ -12,7 +12,6 @@ import dev.weir.Weir;
 import dev.weir.rule.FlowRule;
 import dev.weir.rule.RuleSet;
 import java.time.Duration;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class RejectWindowTest {
