@@ -1,36 +1,48 @@
 package dev.weir.spring.actuate;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
+import dev.weir.spring.properties.InputLimits;
+import dev.weir.spring.test.Fuzz;
 import dev.weir.spring.test.RuleInputs;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.AfterContainer;
-import net.jqwik.api.lifecycle.BeforeContainer;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
- * A handful of fuzzed bodies over real HTTP, to Spring MVC (Tomcat) and WebFlux (Reactor Netty):
- * every answer is 200 or a 400 with violations, never a 500 or another status, within
- * {@link RuleInputs#BOUND}. ({@link EndpointWriteFuzzTests} runs many more without HTTP.)
+ * Fuzzed bodies over real HTTP, to Spring MVC (Tomcat) and WebFlux (Reactor Netty): every answer is
+ * 200, a 400 with violations (each a field and a reason), or (only for a body over
+ * {@link InputLimits#MAX_BYTES}) 413; never a 500 or another status, within {@link RuleInputs#BOUND}.
+ * Inputs: those of {@link EndpointWriteFuzzTests}, which runs many more without HTTP.
+ *
+ * <p>Seeded ({@link Fuzz}): default seed {@value #SEED}, {@value #TRIES} inputs per stack (a post
+ * costs far more than a call); {@code -Dweir.fuzz.seed} and {@code -Dweir.fuzz.tries} for other and
+ * longer runs. A failure names the seed, the try and the input.
  */
 class EndpointHttpFuzzTests {
 
+  static final long SEED = 2511202621L;
+  static final int TRIES = 50;
+
+  private static final Fuzz FUZZ = Fuzz.of(SEED, TRIES, RuleInputs.BOUND);
   private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  private static final JsonMapper JSON = JsonMapper.builder().build();
 
   private static ConfigurableApplicationContext mvc;
   private static ConfigurableApplicationContext webFlux;
 
-  @BeforeContainer
+  @BeforeAll
   static void start() {
     mvc = new SpringApplicationBuilder(RuleWriteTestApplication.class).run("--spring.config.name=rule-write-test",
         "--server.port=0", "--management.endpoint.weir.access=unrestricted", "--logging.level.dev.weir=WARN");
@@ -38,43 +50,66 @@ class EndpointHttpFuzzTests {
         .run("--spring.config.name=rule-write-webflux-test", "--server.port=0", "--logging.level.dev.weir=WARN");
   }
 
-  @AfterContainer
+  @AfterAll
   static void stop() {
     mvc.close();
     webFlux.close();
   }
 
-  private static void post(ConfigurableApplicationContext server, String body) {
+  /** A body as {@link EndpointWriteFuzzTests} makes them: rule-shaped, mutated, any text, or straining the bounds. */
+  private static String body(SplittableRandom random) {
+    return switch (random.nextInt(4)) {
+      case 0 -> RuleInputs.json(RuleInputs.document(random));
+      case 1 -> RuleInputs.mutated(random, RuleInputs.validJsonBodies());
+      case 2 -> RuleInputs.text(random);
+      default -> RuleInputs.hostileJson(random, RuleInputs.Shape.BODY);
+    };
+  }
+
+  /** Posts {@code body}; whether it was applied (200). */
+  private static boolean post(ConfigurableApplicationContext server, int attempt, String body) {
     String port = server.getEnvironment().getProperty("local.server.port");
     HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/actuator/weir/fuzzed"))
         .header("Content-Type", "application/json").timeout(RuleInputs.BOUND.plus(Duration.ofSeconds(5)))
         .POST(HttpRequest.BodyPublishers.ofString(body)).build();
-    HttpResponse<String> answer = RuleInputs.answeredInTime(body, () -> {
+    HttpResponse<String> answer = FUZZ.answered("POST", attempt, body, () -> {
       try {
         return CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
-      } catch (Exception ex) {
+      } catch (IOException ex) {
+        throw new UncheckedIOException(ex);
+      } catch (InterruptedException ex) {
+        Thread.currentThread().interrupt();
         throw new IllegalStateException(ex);
       }
     });
-    assertThat(answer.statusCode()).as("%s -> %s", body, answer.body()).isIn(200, 400);
-    if (answer.statusCode() == 400) {
-      assertThat(answer.body()).as(body).contains("\"violations\":[{\"field\":");
+    int status = answer.statusCode();
+    boolean tooLarge = body.getBytes(StandardCharsets.UTF_8).length > InputLimits.MAX_BYTES;
+    if (status == 413 && tooLarge || status == 200 && !tooLarge) {
+      return status == 200;
     }
+    if (status != 400 || tooLarge) {
+      throw new AssertionError(FUZZ.describe("answered " + status + " " + answer.body(), attempt, body));
+    }
+    JsonNode violations = JSON.readTree(answer.body()).path("violations");
+    if (!violations.isArray() || violations.isEmpty()) {
+      throw new AssertionError(FUZZ.describe("a 400 without violations: " + answer.body(), attempt, body));
+    }
+    for (JsonNode violation : violations) {
+      if (!violation.path("field").isString() || violation.path("message").asString("").isBlank()) {
+        throw new AssertionError(FUZZ.describe("a violation without a field or a reason: " + violation, attempt,
+            body));
+      }
+    }
+    return false;
   }
 
-  @Property(tries = 25, seed = "2511202621")
-  void springMvcAnswers200Or400(@ForAll("bodies") String body) {
-    post(mvc, body);
+  @Test
+  void springMvcAnswers200Or400() {
+    FUZZ.forEachTry(0, "bodies to Spring MVC", (attempt, random) -> post(mvc, attempt, body(random)));
   }
 
-  @Property(tries = 25, seed = "2511202622")
-  void webFluxAnswers200Or400(@ForAll("bodies") String body) {
-    post(webFlux, body);
-  }
-
-  @Provide
-  Arbitrary<String> bodies() {
-    return Arbitraries.oneOf(RuleInputs.documents().map(RuleInputs::json),
-        RuleInputs.mutated(RuleInputs.validJsonBodies()), RuleInputs.texts());
+  @Test
+  void webFluxAnswers200Or400() {
+    FUZZ.forEachTry(1, "bodies to WebFlux", (attempt, random) -> post(webFlux, attempt, body(random)));
   }
 }

@@ -1,11 +1,11 @@
 package dev.weir.spring.keys;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import dev.weir.KeyExpressions.ParamKey;
+import dev.weir.spring.test.Fuzz;
 import dev.weir.spring.web.Route;
 import example.keys.Account;
 import example.keys.Fixtures;
@@ -32,8 +32,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Longer runs: {@code -Dweir.fuzz.tries=200000} (inputs per property; default {@value #TRIES}),
  * and {@code -Dweir.fuzz.seed=...} for other inputs (default {@value #SEED}); a failure names the
- * seed, the try and the input, so that it can be replayed. (Plain JUnit with a seeded generator:
- * jqwik 1.10's author asks that the library not be used by AI agents, which wrote this test.)
+ * seed, the try and the input, so that it can be replayed ({@link Fuzz}).
  */
 class KeyFuzzTests {
 
@@ -41,8 +40,9 @@ class KeyFuzzTests {
   static final int TRIES = 10_000;
   static final Duration BOUND = Duration.ofSeconds(2);
 
-  private static final long seed = Long.getLong("weir.fuzz.seed", SEED);
-  private static final int tries = Integer.getInteger("weir.fuzz.tries", TRIES);
+  private static final Fuzz FUZZ = Fuzz.of(SEED, TRIES, BOUND);
+  private static final long seed = FUZZ.seed();
+  private static final int tries = FUZZ.tries();
 
   private static final List<String> NAMES = List.of("order", "apiKey", "thing", "other", "request", "principal",
       "p0", "p1", "a0", "a1", "p2", "args", "root", "this", "nope", "customerId");
@@ -79,7 +79,7 @@ class KeyFuzzTests {
 
   @Test
   void arbitraryStringsCompileOrAreRefusedWithinTheBound() {
-    SplittableRandom random = new SplittableRandom(seed);
+    SplittableRandom random = FUZZ.random(0);
     int compiled = 0;
     for (int i = 0; i < tries; i++) {
       String input = arbitrary(random);
@@ -90,7 +90,7 @@ class KeyFuzzTests {
 
   @Test
   void grammarShapedStringsCompileOrAreRefusedAndWhatCompilesEvaluatesWithinTheBound() {
-    SplittableRandom random = new SplittableRandom(seed + 1);
+    SplittableRandom random = FUZZ.random(1);
     int compiled = 0;
     for (int i = 0; i < tries; i++) {
       StringBuilder out = new StringBuilder();
@@ -110,34 +110,23 @@ class KeyFuzzTests {
       key = keys.compile(resource, input);
     } catch (IllegalArgumentException refused) {
       assertThat(refused.getMessage()).as("a refusal says why").isNotBlank();
-      withinBound(start, "compile", attempt, input);
+      FUZZ.withinBound(start, "compile", attempt, input);
       return false;
     } catch (Throwable other) {
-      throw new AssertionError(describe("compile threw " + other, attempt, input), other);
+      throw new AssertionError(FUZZ.describe("compile threw " + other, attempt, input), other);
     }
-    withinBound(start, "compile", attempt, input);
+    FUZZ.withinBound(start, "compile", attempt, input);
     for (Object[] args : samples(resource, random)) {
       long evaluation = System.nanoTime();
       try {
         key.keyOf(args);
       } catch (Throwable other) {
-        throw new AssertionError(describe("keyOf" + Arrays.deepToString(args) + " threw " + other, attempt, input),
-            other);
+        throw new AssertionError(
+            FUZZ.describe("keyOf" + Arrays.deepToString(args) + " threw " + other, attempt, input), other);
       }
-      withinBound(evaluation, "keyOf", attempt, input);
+      FUZZ.withinBound(evaluation, "keyOf", attempt, input);
     }
     return true;
-  }
-
-  private void withinBound(long start, String what, int attempt, String input) {
-    long took = System.nanoTime() - start;
-    if (took > BOUND.toNanos()) {
-      fail(describe(what + " took " + Duration.ofNanos(took), attempt, input));
-    }
-  }
-
-  private String describe(String problem, int attempt, String input) {
-    return problem + " (seed " + seed + ", try " + attempt + ", " + input.length() + " characters): " + input;
   }
 
   /** Arguments to evaluate a key of {@code resource} with. */
