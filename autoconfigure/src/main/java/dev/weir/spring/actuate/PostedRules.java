@@ -232,6 +232,10 @@ final class PostedRules {
    * be dropped, and its rules silently kept as they were.
    */
   private static RuleViolation unknownKind(String name) {
+    if (name.isBlank()) {
+      return new RuleViolation("body", "has a field with " + (name.isEmpty() ? "an empty name" : "a blank name")
+          + ", which is not a kind of rules; the body takes " + String.join(", ", KINDS) + ", a list of rules each");
+    }
     String meant = KINDS.stream().filter(kind -> looksLike(name, kind)).findFirst()
         .map(kind -> " (did you mean '" + kind + "'?)").orElse("");
     String note = "resource".equals(name) ? " (the resource is the one named in the path)" : meant;

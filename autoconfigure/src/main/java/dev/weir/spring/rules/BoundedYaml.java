@@ -42,6 +42,25 @@ final class BoundedYaml {
    *
    * @throws YAMLException when the content is not YAML, or is beyond a limit (the message says which)
    */
+  /**
+   * What is wrong with content that the parser or the loader failed on, for a violation: the
+   * parser's own message where it has one (a line and what it expected), else a description that
+   * shows no Java internals (a value of a YAML tag, such as {@code !!binary}, that no rule holds
+   * fails as a class cast deep in the loader).
+   */
+  static String problem(Throwable failure) {
+    if (failure instanceof org.yaml.snakeyaml.error.YAMLException && failure.getMessage() != null) {
+      return failure.getMessage();
+    }
+    if (failure instanceof StackOverflowError) {
+      return "it nests too deeply to be read";
+    }
+    if (failure instanceof ClassCastException) {
+      return "it holds a value no rule file holds (a YAML tag such as !!binary or !!set?)";
+    }
+    return failure.getMessage() != null ? failure.getMessage() : "it could not be read";
+  }
+
   static List<Node> compose(byte[] content) {
     if (content.length > InputLimits.MAX_BYTES) {
       throw new YAMLException("it is over " + InputLimits.MAX_BYTES_TEXT);

@@ -151,7 +151,7 @@ final class SentinelFile implements RuleSource {
     try {
       documents = BoundedYaml.compose(content);
     } catch (RuntimeException | StackOverflowError ex) {
-      return Read.invalid(List.of(new RuleViolation(name + " " + path, "is not valid JSON: " + ex.getMessage())));
+      return Read.invalid(List.of(new RuleViolation(name + " " + path, "is not valid JSON: " + BoundedYaml.problem(ex))));
     }
     if (documents.isEmpty()) {
       return Read.of(RuleLayer.EMPTY);
