@@ -154,6 +154,7 @@ class AuthorityAndSystemTest {
   @Test
   void samplerRunsOnlyWhileNeededAndStopsWithTheEngine() {
     FixedStatus status = new FixedStatus();
+    awaitNoSampler(); // an engine of an earlier test may still be ending its sampler
     Weir weir = Weir.builder().ticker(ticker).systemStatus(status).build();
     assertThat(samplerThreads()).isZero();
     weir.rules().replaceSystemRule(new SystemRule(null, null, null, null, 0.9));
