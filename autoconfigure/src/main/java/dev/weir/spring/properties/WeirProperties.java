@@ -70,6 +70,8 @@ public class WeirProperties {
 
   private final Rules rules = new Rules();
 
+  private final Client client = new Client();
+
   public boolean isEnabled() {
     return enabled;
   }
@@ -148,6 +150,10 @@ public class WeirProperties {
 
   public Rules getRules() {
     return rules;
+  }
+
+  public Client getClient() {
+    return client;
   }
 
   /** Live statistics settings ({@code weir.statistics}). */
@@ -416,6 +422,41 @@ public class WeirProperties {
 
     public void setSystemFile(@Nullable Path systemFile) {
       this.systemFile = systemFile;
+    }
+  }
+
+  /**
+   * Outgoing HTTP calls ({@code weir.client}): requests of the {@code RestClient}, {@code RestTemplate}
+   * and {@code WebClient} built from Spring Boot's auto-configured builders that a route matches are
+   * guarded as the route's resource ({@code OUT} calls), and, with {@code honour-upstream}, paused
+   * when the other side asks for it.
+   */
+  public static class Client {
+
+    /** Outgoing requests guarded as resources, in order; the first route that matches a request guards it. */
+    private List<ClientRouteProperties> routes = new ArrayList<>();
+
+    /**
+     * Whether a 429 or 503 answer with Retry-After, or any answer with a RateLimit header whose
+     * policy has r=0 and t=N, refuses the route's resource locally for that long (at most 1 hour),
+     * before any request is sent.
+     */
+    private boolean honourUpstream = true;
+
+    public List<ClientRouteProperties> getRoutes() {
+      return routes;
+    }
+
+    public void setRoutes(List<ClientRouteProperties> routes) {
+      this.routes = routes;
+    }
+
+    public boolean isHonourUpstream() {
+      return honourUpstream;
+    }
+
+    public void setHonourUpstream(boolean honourUpstream) {
+      this.honourUpstream = honourUpstream;
     }
   }
 }
