@@ -71,7 +71,8 @@ public record ClientRoute(String resource, String scheme, String host, int port,
     }
     String host = authority;
     int port = defaultPort(scheme);
-    int colon = authority.startsWith("[") ? authority.indexOf(':', authority.indexOf(']')) : authority.lastIndexOf(':');
+    int close = authority.indexOf(']');
+    int colon = !authority.startsWith("[") ? authority.lastIndexOf(':') : close < 0 ? -1 : authority.indexOf(':', close);
     if (colon >= 0) {
       host = authority.substring(0, colon);
       port = port(authority.substring(colon + 1), url);

@@ -27,8 +27,6 @@ public final class ObservationRefusalObserver implements RefusalObserver {
   public static final String RESOURCE = "weir.resource";
   /** The key of the kind of the refusing rule. */
   public static final String RULE = "weir.rule";
-  private static final Observation.Event REFUSED = Observation.Event.of(EVENT);
-
   private final ObservationRegistry registry;
 
   /** Creates the observer of the observations of {@code registry}. */
@@ -53,7 +51,7 @@ public final class ObservationRefusalObserver implements RefusalObserver {
     try {
       observation.lowCardinalityKeyValue(KeyValue.of(RESOURCE, refusal.resource()));
       observation.lowCardinalityKeyValue(KeyValue.of(RULE, refusal.ruleKind().tag()));
-      observation.event(REFUSED);
+      observation.event(Observation.Event.of(EVENT)); // one per refusal: an event carries its wall time
     } catch (RuntimeException handlerFailed) {
       // an observation handler that throws must not turn a refusal into another failure
     }
