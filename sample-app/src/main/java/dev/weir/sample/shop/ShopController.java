@@ -20,11 +20,13 @@ class ShopController {
   private final Catalog catalog;
   private final OrderService orders;
   private final ShippingService shipping;
+  private final ExchangeRates rates;
 
-  ShopController(Catalog catalog, OrderService orders, ShippingService shipping) {
+  ShopController(Catalog catalog, OrderService orders, ShippingService shipping, ExchangeRates rates) {
     this.catalog = catalog;
     this.orders = orders;
     this.shipping = shipping;
+    this.rates = rates;
   }
 
   @GetMapping("/products")
@@ -40,6 +42,13 @@ class ShopController {
   @GetMapping("/products/{id}")
   ResponseEntity<Product> product(@PathVariable("id") String id) {
     return ResponseEntity.of(catalog.findProduct(id));
+  }
+
+  /** A product's price in {@code currency}, converted with the exchange-rate partner's rate when it can be. */
+  @GetMapping("/products/{id}/price")
+  ResponseEntity<ExchangeRates.Conversion> price(@PathVariable("id") String id,
+      @RequestParam(name = "currency", defaultValue = "EUR") String currency) {
+    return ResponseEntity.of(catalog.findProduct(id).map(product -> rates.convert(product.priceCents(), currency)));
   }
 
   record OrderRequest(String productId, int quantity) {
