@@ -27,6 +27,7 @@ import org.springframework.web.client.HttpServerErrorException;
 import org.springframework.web.client.ResourceAccessException;
 import org.springframework.web.reactive.function.client.WebClientRequestException;
 import org.springframework.web.reactive.function.client.WebClientResponseException;
+import reactor.core.publisher.Mono;
 
 /**
  * Outgoing calls of {@code RestClient}, {@code RestTemplate} and {@code WebClient}, each built from
@@ -160,6 +161,44 @@ class OutgoingCallsTests {
       } finally {
         release.countDown();
       }
+    });
+  }
+
+  @Test
+  void aRestClientCallLastsUntilItsResponseIsClosed() {
+    runner("weir.flow[0].resource=partner", "weir.flow[0].grade=threads", "weir.flow[0].count=1").run(context -> {
+      var client = context.getBean(org.springframework.web.client.RestClient.Builder.class).baseUrl(base()).build();
+      String inner = client.get().uri("/partner/outer").exchange((request, response) -> {
+        assertThat(partner(context).activeCalls()).as("while the response is open").isEqualTo(1);
+        assertRefusedBy(RuleKind.FLOW, () -> client.get().uri("/partner/inner").retrieve().body(String.class));
+        return new String(response.getBody().readAllBytes());
+      }, true);
+      assertThat(inner).isEqualTo("ok");
+      assertThat(partner(context).activeCalls()).as("once it is closed").isZero();
+      assertThat(server.hits("/partner/inner")).isZero();
+      assertThat(client.get().uri("/partner/inner").retrieve().body(String.class)).isEqualTo("ok");
+    });
+  }
+
+  @Test
+  void aWebClientCallLastsUntilItsBodyIsConsumed() {
+    runner("weir.flow[0].resource=partner", "weir.flow[0].grade=threads", "weir.flow[0].count=1").run(context -> {
+      var client = context.getBean(org.springframework.web.reactive.function.client.WebClient.Builder.class)
+          .baseUrl(base()).build();
+      long[] activeBeforeTheBody = {-1};
+      Throwable[] inner = {null};
+      String answer = client.get().uri("/partner/outer").exchangeToMono(response -> {
+        activeBeforeTheBody[0] = partner(context).activeCalls();
+        // another call while this body is unread: refused (no blocking on the connector's thread)
+        return client.get().uri("/partner/inner").retrieve().bodyToMono(String.class)
+            .doOnError(failure -> inner[0] = failure).onErrorResume(failure -> Mono.empty())
+            .then(response.bodyToMono(String.class));
+      }).block(Duration.ofSeconds(10));
+      assertThat(activeBeforeTheBody[0]).as("before the body is read").isEqualTo(1);
+      assertThat(inner[0]).isInstanceOf(dev.weir.FlowException.class);
+      assertThat(answer).isEqualTo("ok");
+      assertThat(partner(context).activeCalls()).as("once the body is consumed").isZero();
+      assertThat(server.hits("/partner/inner")).isZero();
     });
   }
 
