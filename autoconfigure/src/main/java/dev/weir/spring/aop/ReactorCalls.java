@@ -5,6 +5,7 @@ import dev.weir.Entry;
 import dev.weir.Weir;
 import dev.weir.spring.observation.RefusalObserver;
 import dev.weir.spring.reactive.ReactiveContext;
+import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
@@ -15,7 +16,6 @@ import reactor.core.publisher.FluxOperator;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoOperator;
 import reactor.core.publisher.Operators;
-import java.util.function.Supplier;
 import reactor.util.context.Context;
 
 /**
