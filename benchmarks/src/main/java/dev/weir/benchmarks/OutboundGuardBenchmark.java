@@ -65,7 +65,9 @@ import reactor.core.publisher.Mono;
  * {@code RestClient.builder()} client; Spring Boot's auto-configured builder to a path no route
  * matches (Boot's observation and Weir's route lookup, no guard); the same builder to a path the route
  * {@code partner} guards (a rule of 2e9 per second that never refuses). The loopback round trip
- * dominates these; they show the guard beside it.
+ * dominates these; they show the guard beside it. The server's sockets have Nagle's algorithm off
+ * ({@code sun.net.httpserver.nodelay}, set on the forks): with it on, the JDK's server writes headers
+ * and body apart and every request waits for a delayed acknowledgement, about 40 ms.
  *
  * <p><b>Alone</b>: the guard's own work, without I/O. {@code interceptor_*}: Weir's
  * {@link WeirClientHttpRequestInterceptor} around an execution that answers at once with a canned
@@ -82,7 +84,7 @@ import reactor.core.publisher.Mono;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(2)
+@Fork(value = 2, jvmArgsAppend = "-Dsun.net.httpserver.nodelay=true")
 public class OutboundGuardBenchmark {
 
   /** A local server and three clients of it, one of them guarded. */
