@@ -39,8 +39,13 @@ class ExchangeRates {
     } catch (HttpClientErrorException.TooManyRequests refused) { // the partner said no: later calls wait here
       String retryAfter = refused.getResponseHeaders() == null ? null
           : refused.getResponseHeaders().getFirst("Retry-After");
-      return new Conversion("USD", dollarCents, false, retryAfter == null ? 0 : Long.parseLong(retryAfter));
+      return new Conversion("USD", dollarCents, false, seconds(retryAfter));
     }
+  }
+
+  /** The delay-seconds of a Retry-After, or 0 when there is none or it is a date. */
+  private static long seconds(String retryAfter) {
+    return retryAfter != null && retryAfter.matches("\\d{1,9}") ? Long.parseLong(retryAfter) : 0;
   }
 
   private static long seconds(Duration duration) {
