@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * room, and the references between rooms, read from the imports and qualified names of the main
  * sources, form no cycle. The lower rooms never reach into {@code autoconfigure}, the property
  * model ({@code properties}) depends on no other room, and the rule sources ({@code rules}) on it
- * alone.
+ * alone. The refusal observer ({@code observation}) depends on no other room either: the web stacks,
+ * the advice and the outgoing-call guard ({@code client}) tell it of refusals.
  */
 class PackageRoomsTests {
 
@@ -57,10 +58,12 @@ class PackageRoomsTests {
   @Test
   void theSourcesWereRead() {
     assertThat(uses).containsKeys("autoconfigure", "properties", "actuate", "aop", "web", "webmvc", "webflux",
-        "reactive", "metrics", "redis", "rules");
+        "reactive", "metrics", "redis", "rules", "observation", "client");
     assertThat(uses.get("autoconfigure")).contains("properties", "aop", "actuate", "webmvc", "webflux");
-    assertThat(uses.get("webmvc")).containsOnly("web");
-    assertThat(uses.get("webflux")).containsOnly("web", "reactive");
+    assertThat(uses.get("webmvc")).containsOnly("web", "observation");
+    assertThat(uses.get("webflux")).containsOnly("web", "reactive", "observation");
+    assertThat(uses.get("client")).containsOnly("web", "reactive", "observation");
+    assertThat(uses.get("observation")).as("rooms the refusal observer uses").isEmpty();
     assertThat(uses.get("web")).as("rooms the shared web code uses").isEmpty();
   }
 

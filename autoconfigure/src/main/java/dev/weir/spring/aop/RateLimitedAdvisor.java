@@ -1,6 +1,7 @@
 package dev.weir.spring.aop;
 
 import dev.weir.Weir;
+import dev.weir.spring.observation.RefusalObserver;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Set;
@@ -46,7 +47,19 @@ public final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
    *     (early, with the post-processors) does not create the engine
    */
   public RateLimitedAdvisor(Supplier<Weir> weir) {
-    this.interceptor = new RateLimitedInterceptor(methods, weir);
+    this(weir, RefusalObserver::none);
+  }
+
+  /**
+   * Creates the advisor.
+   *
+   * @param weir supplies the engine; asked on the first guarded call, so that creating the advisor
+   *     (early, with the post-processors) does not create the engine
+   * @param observer supplies the observer told of each refusal of a guarded method; asked on a
+   *     refusal only (an admitted call never asks)
+   */
+  public RateLimitedAdvisor(Supplier<Weir> weir, Supplier<RefusalObserver> observer) {
+    this.interceptor = new RateLimitedInterceptor(methods, weir, observer);
     setOrder(DEFAULT_ORDER);
   }
 

@@ -3,6 +3,7 @@ package dev.weir.spring.aop;
 import dev.weir.BlockException;
 import dev.weir.Entry;
 import dev.weir.Weir;
+import dev.weir.spring.observation.RefusalObserver;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -12,16 +13,20 @@ import org.jspecify.annotations.Nullable;
  * Guards each call of a {@code @RateLimited} method: enters its resource, runs it, and routes
  * refusals and failures to the handlers resolved at startup. Exceptions leave as they came, never
  * wrapped, so checked ones reach the caller as declared. A method whose work completes after it
- * returns is guarded until then, by {@link StageCalls} or {@link ReactorCalls}.
+ * returns is guarded until then, by {@link StageCalls} or {@link ReactorCalls}. Each refusal is
+ * told to the {@link RefusalObserver} before any handler answers it (with Micrometer, an event of
+ * the current observation); nothing is told of admitted calls.
  */
 final class RateLimitedInterceptor implements MethodInterceptor {
 
   private final RateLimitedMethods methods;
   private final Supplier<Weir> weir;
+  private final Supplier<RefusalObserver> observer;
 
-  RateLimitedInterceptor(RateLimitedMethods methods, Supplier<Weir> weir) {
+  RateLimitedInterceptor(RateLimitedMethods methods, Supplier<Weir> weir, Supplier<RefusalObserver> observer) {
     this.methods = methods;
     this.weir = weir;
+    this.observer = observer;
   }
 
   @Override
@@ -33,13 +38,15 @@ final class RateLimitedInterceptor implements MethodInterceptor {
     }
     Object[] args = invocation.getArguments();
     if (guarded.returns != ReturnKind.VALUE) {
-      return guarded.returns == ReturnKind.STAGE ? StageCalls.invoke(weir.get(), guarded, invocation, target, args)
-          : ReactorCalls.invoke(weir.get(), guarded, invocation, target, args);
+      return guarded.returns == ReturnKind.STAGE
+          ? StageCalls.invoke(weir.get(), observer, guarded, invocation, target, args)
+          : ReactorCalls.invoke(weir.get(), observer, guarded, invocation, target, args);
     }
     Entry entry;
     try {
       entry = weir.get().entry(guarded.resource, guarded.entryType, guarded.permits, args);
     } catch (BlockException block) {
+      observer.get().refused(block);
       return guarded.blocked(target, args, block);
     }
     Object result;

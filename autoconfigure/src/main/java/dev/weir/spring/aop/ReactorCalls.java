@@ -3,7 +3,9 @@ package dev.weir.spring.aop;
 import dev.weir.BlockException;
 import dev.weir.Entry;
 import dev.weir.Weir;
+import dev.weir.spring.observation.RefusalObserver;
 import dev.weir.spring.reactive.ReactiveContext;
+import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
@@ -36,18 +38,19 @@ final class ReactorCalls {
   private ReactorCalls() {
   }
 
-  static @Nullable Object invoke(Weir weir, GuardedMethod guarded, MethodInvocation invocation,
-      @Nullable Object target, Object[] args) throws Throwable {
+  static @Nullable Object invoke(Weir weir, Supplier<RefusalObserver> observer, GuardedMethod guarded,
+      MethodInvocation invocation, @Nullable Object target, Object[] args) throws Throwable {
     Object assembled = invocation.proceed(); // the method itself runs now, as without the guard
     if (assembled == null) {
       return null;
     }
     if (guarded.returns == ReturnKind.MONO) {
-      Mono<Object> guardedMono = new GuardedMono<>(uncheckedMono(assembled), weir, guarded, args);
+      Mono<Object> guardedMono = new GuardedMono<>(uncheckedMono(assembled), weir, observer, guarded, args);
       return guarded.hasHandlers() ? guardedMono.onErrorResume(failure -> handled(guarded, target, args, failure)
           .as(Mono::from)) : guardedMono;
     }
-    Flux<Object> guardedFlux = new GuardedFlux<>(Flux.from(uncheckedPublisher(assembled)), weir, guarded, args);
+    Flux<Object> guardedFlux = new GuardedFlux<>(Flux.from(uncheckedPublisher(assembled)), weir, observer, guarded,
+        args);
     return guarded.hasHandlers() ? guardedFlux.onErrorResume(failure -> handled(guarded, target, args, failure))
         : guardedFlux;
   }
@@ -81,8 +84,8 @@ final class ReactorCalls {
    * Takes the entry of one subscription, or answers the subscriber with the refusal (or with what
    * a slot threw) and returns null.
    */
-  private static @Nullable Entry enter(Weir weir, GuardedMethod guarded, Object[] args,
-      CoreSubscriber<?> subscriber) {
+  private static @Nullable Entry enter(Weir weir, Supplier<RefusalObserver> observer, GuardedMethod guarded,
+      Object[] args, CoreSubscriber<?> subscriber) {
     ReactiveContext context = subscriber.currentContext().getOrDefault(ReactiveContext.class, null);
     try {
       if (context == null) {
@@ -91,14 +94,19 @@ final class ReactorCalls {
       return weir.callInContext(context.name(), context.origin(),
           () -> weir.asyncEntry(guarded.resource, guarded.entryType, guarded.permits, args));
     } catch (RuntimeException | Error refusedOrFailed) { // a BlockException, or a slot's failure
+      if (refusedOrFailed instanceof BlockException refused) {
+        observer.get().refused(refused,
+            subscriber.currentContext().getOrDefault(RefusalObserver.OBSERVATION_KEY, null));
+      }
       Operators.error(subscriber, refusedOrFailed);
       return null;
     }
   }
 
-  private static <T> void subscribeGuarded(Publisher<? extends T> source, Weir weir, GuardedMethod guarded,
-      Object[] args, CoreSubscriber<? super T> actual, boolean closeOnValue) {
-    Entry entry = enter(weir, guarded, args, actual);
+  private static <T> void subscribeGuarded(Publisher<? extends T> source, Weir weir,
+      Supplier<RefusalObserver> observer, GuardedMethod guarded, Object[] args, CoreSubscriber<? super T> actual,
+      boolean closeOnValue) {
+    Entry entry = enter(weir, observer, guarded, args, actual);
     if (entry == null) {
       return;
     }
@@ -114,38 +122,44 @@ final class ReactorCalls {
   /** A guarded {@code Mono}: one entry per subscription. */
   static final class GuardedMono<T> extends MonoOperator<T, T> {
     private final Weir weir;
+    private final Supplier<RefusalObserver> observer;
     private final GuardedMethod guarded;
     private final Object[] args;
 
-    GuardedMono(Mono<? extends T> source, Weir weir, GuardedMethod guarded, Object[] args) {
+    GuardedMono(Mono<? extends T> source, Weir weir, Supplier<RefusalObserver> observer, GuardedMethod guarded,
+        Object[] args) {
       super(source);
       this.weir = weir;
+      this.observer = observer;
       this.guarded = guarded;
       this.args = args;
     }
 
     @Override
     public void subscribe(CoreSubscriber<? super T> actual) {
-      subscribeGuarded(source, weir, guarded, args, actual, true);
+      subscribeGuarded(source, weir, observer, guarded, args, actual, true);
     }
   }
 
   /** A guarded {@code Flux}: one entry per subscription. */
   static final class GuardedFlux<T> extends FluxOperator<T, T> {
     private final Weir weir;
+    private final Supplier<RefusalObserver> observer;
     private final GuardedMethod guarded;
     private final Object[] args;
 
-    GuardedFlux(Flux<? extends T> source, Weir weir, GuardedMethod guarded, Object[] args) {
+    GuardedFlux(Flux<? extends T> source, Weir weir, Supplier<RefusalObserver> observer, GuardedMethod guarded,
+        Object[] args) {
       super(source);
       this.weir = weir;
+      this.observer = observer;
       this.guarded = guarded;
       this.args = args;
     }
 
     @Override
     public void subscribe(CoreSubscriber<? super T> actual) {
-      subscribeGuarded(source, weir, guarded, args, actual, false);
+      subscribeGuarded(source, weir, observer, guarded, args, actual, false);
     }
   }
 

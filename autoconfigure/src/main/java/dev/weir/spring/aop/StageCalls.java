@@ -3,10 +3,12 @@ package dev.weir.spring.aop;
 import dev.weir.BlockException;
 import dev.weir.Entry;
 import dev.weir.Weir;
+import dev.weir.spring.observation.RefusalObserver;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
@@ -28,12 +30,13 @@ final class StageCalls {
   private StageCalls() {
   }
 
-  static @Nullable Object invoke(Weir weir, GuardedMethod guarded, MethodInvocation invocation,
-      @Nullable Object target, Object[] args) throws Throwable {
+  static @Nullable Object invoke(Weir weir, Supplier<RefusalObserver> observer, GuardedMethod guarded,
+      MethodInvocation invocation, @Nullable Object target, Object[] args) throws Throwable {
     Entry entry;
     try {
       entry = weir.asyncEntry(guarded.resource, guarded.entryType, guarded.permits, args);
     } catch (BlockException block) {
+      observer.get().refused(block);
       CompletableFuture<Object> result = new CompletableFuture<>();
       settle(result, () -> guarded.blocked(target, args, block));
       return result;

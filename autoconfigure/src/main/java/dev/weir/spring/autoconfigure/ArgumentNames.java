@@ -2,6 +2,7 @@ package dev.weir.spring.autoconfigure;
 
 import dev.weir.spring.aop.RateLimitedAdvisor;
 import dev.weir.spring.keys.KeyArguments;
+import dev.weir.spring.properties.ClientRouteProperties;
 import dev.weir.spring.properties.RouteProperties;
 import dev.weir.spring.properties.WeirProperties;
 import dev.weir.spring.web.Route;
@@ -19,7 +20,8 @@ import org.springframework.core.ParameterNameDiscoverer;
 
 /**
  * The names key expressions give the arguments of a resource's calls, with their declared types: a
- * route's are {@link Route#ARGUMENT_NAMES} ({@link Route#ARGUMENT_TYPES}); an annotated method's are
+ * route's, inbound ({@code weir.web.routes}) or outgoing ({@code weir.client.routes}), are
+ * {@link Route#ARGUMENT_NAMES} ({@link Route#ARGUMENT_TYPES}); an annotated method's are
  * its parameter names (compiled with {@code -parameters}, as Spring Boot's build plugins do) and
  * types. Several methods of one resource must name their arguments alike (a position whose types
  * differ between them is typed {@code Object}), and a resource cannot be both a route and a method,
@@ -37,6 +39,11 @@ final class ArgumentNames implements Function<String, @Nullable KeyArguments> {
         routes.add(route.getResource());
       }
     }
+    for (ClientRouteProperties route : properties.getClient().getRoutes()) { // outgoing: the same two arguments
+      if (route.getResource() != null) {
+        routes.add(route.getResource());
+      }
+    }
     this.advisor = advisor;
   }
 
@@ -46,8 +53,9 @@ final class ArgumentNames implements Function<String, @Nullable KeyArguments> {
     List<Method> methods = rateLimited == null ? List.of() : rateLimited.methods(resource);
     if (routes.contains(resource)) {
       if (!methods.isEmpty()) {
-        throw new IllegalArgumentException("'" + resource + "' is both a route (weir.web.routes) and the resource of "
-            + methods.get(0) + ": give them different names, their calls have different arguments");
+        throw new IllegalArgumentException("'" + resource + "' is both a route (weir.web.routes or"
+            + " weir.client.routes) and the resource of " + methods.get(0) + ": give them different names, their"
+            + " calls have different arguments");
       }
       return new KeyArguments(Route.ARGUMENT_NAMES, Route.ARGUMENT_TYPES);
     }

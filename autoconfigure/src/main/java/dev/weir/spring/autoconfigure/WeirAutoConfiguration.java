@@ -11,6 +11,7 @@ import dev.weir.spring.properties.RuleChangeLog;
 import dev.weir.spring.properties.WeirProperties;
 import dev.weir.spring.properties.WeirPropertiesValidator;
 import dev.weir.spring.keys.KeyLanguage;
+import dev.weir.spring.observation.RefusalObserver;
 import dev.weir.spring.rules.RuleSources;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
@@ -93,8 +94,9 @@ public final class WeirAutoConfiguration {
   @Bean
   @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
   @ConditionalOnMissingBean
-  static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<Weir> weir) {
-    return new RateLimitedAdvisor(SingletonSupplier.of(weir::getObject));
+  static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<Weir> weir, ObjectProvider<RefusalObserver> observer) {
+    return new RateLimitedAdvisor(SingletonSupplier.of(weir::getObject),
+        SingletonSupplier.of(() -> observer.getIfAvailable(RefusalObserver::none)));
   }
 
   @Bean

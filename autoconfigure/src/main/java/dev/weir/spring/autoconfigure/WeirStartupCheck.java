@@ -172,6 +172,11 @@ final class WeirStartupCheck implements SmartInitializingSingleton, ApplicationL
         routes.add(route.getResource());
       }
     });
+    properties.getClient().getRoutes().forEach(route -> {
+      if (route.getResource() != null) {
+        routes.add(route.getResource());
+      }
+    });
     return routes;
   }
 

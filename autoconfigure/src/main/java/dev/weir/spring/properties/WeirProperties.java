@@ -80,6 +80,7 @@ public class WeirProperties {
   private final RetryBudget retryBudget = new RetryBudget();
 
   private final Grpc grpc = new Grpc();
+  private final Client client = new Client();
 
   public boolean isEnabled() {
     return enabled;
@@ -175,6 +176,10 @@ public class WeirProperties {
 
   public Grpc getGrpc() {
     return grpc;
+  }
+
+  public Client getClient() {
+    return client;
   }
 
   /** Live statistics settings ({@code weir.statistics}). */
@@ -530,6 +535,41 @@ public class WeirProperties {
 
     public void setOriginMetadata(@Nullable String originMetadata) {
       this.originMetadata = originMetadata;
+    }
+  }
+
+  /**
+   * Outgoing HTTP calls ({@code weir.client}): requests of the {@code RestClient}, {@code RestTemplate}
+   * and {@code WebClient} built from Spring Boot's auto-configured builders that a route matches are
+   * guarded as the route's resource ({@code OUT} calls), and, with {@code honour-upstream}, paused
+   * when the other side asks for it.
+   */
+  public static class Client {
+
+    /** Outgoing requests guarded as resources, in order; the first route that matches a request guards it. */
+    private List<ClientRouteProperties> routes = new ArrayList<>();
+
+    /**
+     * Whether a 429 or 503 answer with Retry-After, or any answer with a RateLimit header whose
+     * policy has r=0 and t=N, refuses the route's resource locally for that long (at most 1 hour),
+     * before any request is sent.
+     */
+    private boolean honourUpstream = true;
+
+    public List<ClientRouteProperties> getRoutes() {
+      return routes;
+    }
+
+    public void setRoutes(List<ClientRouteProperties> routes) {
+      this.routes = routes;
+    }
+
+    public boolean isHonourUpstream() {
+      return honourUpstream;
+    }
+
+    public void setHonourUpstream(boolean honourUpstream) {
+      this.honourUpstream = honourUpstream;
     }
   }
 }

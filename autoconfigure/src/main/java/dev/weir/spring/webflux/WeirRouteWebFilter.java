@@ -5,6 +5,7 @@ import dev.weir.Entry;
 import dev.weir.EntryType;
 import dev.weir.Quota;
 import dev.weir.Weir;
+import dev.weir.spring.observation.RefusalObserver;
 import dev.weir.spring.reactive.ReactiveContext;
 import dev.weir.spring.web.RateLimitHeaders;
 import dev.weir.spring.web.RequestView;
@@ -30,7 +31,9 @@ import reactor.core.publisher.SignalType;
  * request goes on, with the {@code RateLimit-Policy} and {@code RateLimit} headers when they are
  * on. The call lasts until the rest of the chain completes, fails (a failed call) or is cancelled
  * (the client went away: an {@linkplain Entry#cancel() entry cancelled}, with no outcome for circuit
- * breakers). Requests no route matches pass untouched and create no resource.
+ * breakers). Requests no route matches pass untouched and create no resource. A refusal is told to
+ * the {@link RefusalObserver} with the observation of the request's Reactor context (with
+ * Micrometer, an event of the request's observation).
  */
 public final class WeirRouteWebFilter implements WebFilter, Ordered {
 
@@ -48,6 +51,7 @@ public final class WeirRouteWebFilter implements WebFilter, Ordered {
   private final Weir weir;
   private final List<Route> routes;
   private final boolean rateLimitHeaders;
+  private final RefusalObserver observer;
 
   /**
    * Creates the filter.
@@ -57,6 +61,19 @@ public final class WeirRouteWebFilter implements WebFilter, Ordered {
    * @param rateLimitHeaders whether to write the {@code RateLimit} headers
    */
   public WeirRouteWebFilter(Weir weir, List<Route> routes, boolean rateLimitHeaders) {
+    this(weir, routes, rateLimitHeaders, RefusalObserver.none());
+  }
+
+  /**
+   * Creates the filter.
+   *
+   * @param weir the engine
+   * @param routes the routes, in order
+   * @param rateLimitHeaders whether to write the {@code RateLimit} headers
+   * @param observer told of each refusal
+   */
+  public WeirRouteWebFilter(Weir weir, List<Route> routes, boolean rateLimitHeaders, RefusalObserver observer) {
+    this.observer = observer;
     this.weir = weir;
     this.routes = List.copyOf(routes);
     this.rateLimitHeaders = rateLimitHeaders;
@@ -80,6 +97,7 @@ public final class WeirRouteWebFilter implements WebFilter, Ordered {
             entry = context == null ? enter(route, args)
                 : weir.callInContext(context.name(), context.origin(), () -> enter(route, args));
           } catch (BlockException refused) {
+            observer.refused(refused, reactor.getOrDefault(RefusalObserver.OBSERVATION_KEY, null));
             if (rateLimitHeaders) {
               List<Quota> quotas = quotas(route, args, context);
               RateLimitHeaders.write(quotas, exchange.getResponse().getHeaders()::set);

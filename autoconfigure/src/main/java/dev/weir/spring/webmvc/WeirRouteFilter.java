@@ -5,6 +5,7 @@ import dev.weir.Entry;
 import dev.weir.EntryType;
 import dev.weir.Quota;
 import dev.weir.Weir;
+import dev.weir.spring.observation.RefusalObserver;
 import dev.weir.spring.web.RateLimitHeaders;
 import dev.weir.spring.web.RequestView;
 import dev.weir.spring.web.Route;
@@ -37,7 +38,8 @@ import org.springframework.web.servlet.DispatcherServlet;
  * processing completes, times out or fails. It failed when an exception escapes the filter chain,
  * or when Spring MVC handled one ({@link DispatcherServlet#EXCEPTION_ATTRIBUTE}), other than a
  * refusal of a guarded method inside it. Requests no route matches pass untouched and create no
- * resource.
+ * resource. A refusal is told to the {@link RefusalObserver} (with Micrometer, an event of the
+ * request's observation, which Spring's observation filter opened on this thread).
  */
 public final class WeirRouteFilter extends OncePerRequestFilter {
 
@@ -49,6 +51,7 @@ public final class WeirRouteFilter extends OncePerRequestFilter {
   private final BlockResponseFactory responses;
   private final Supplier<List<HttpMessageConverter<?>>> converters;
   private final boolean rateLimitHeaders;
+  private final RefusalObserver observer;
 
   /**
    * Creates the filter.
@@ -61,6 +64,22 @@ public final class WeirRouteFilter extends OncePerRequestFilter {
    */
   public WeirRouteFilter(Weir weir, List<Route> routes, BlockResponseFactory responses,
       Supplier<List<HttpMessageConverter<?>>> converters, boolean rateLimitHeaders) {
+    this(weir, routes, responses, converters, rateLimitHeaders, RefusalObserver.none());
+  }
+
+  /**
+   * Creates the filter.
+   *
+   * @param weir the engine
+   * @param routes the routes, in order
+   * @param responses answers refused requests
+   * @param converters the message converters for answers other than problems
+   * @param rateLimitHeaders whether to write the {@code RateLimit} headers
+   * @param observer told of each refusal
+   */
+  public WeirRouteFilter(Weir weir, List<Route> routes, BlockResponseFactory responses,
+      Supplier<List<HttpMessageConverter<?>>> converters, boolean rateLimitHeaders, RefusalObserver observer) {
+    this.observer = observer;
     this.weir = weir;
     this.routes = List.copyOf(routes);
     this.responses = responses;
@@ -84,6 +103,7 @@ public final class WeirRouteFilter extends OncePerRequestFilter {
     try {
       entry = weir.asyncEntry(route.resource(), EntryType.IN, route.permits(), args);
     } catch (BlockException refused) {
+      observer.refused(refused);
       answer(refused, route, args, request, response);
       return;
     }

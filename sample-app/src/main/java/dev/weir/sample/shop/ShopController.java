@@ -23,12 +23,15 @@ class ShopController {
   private final OrderService orders;
   private final ShippingService shipping;
   private final StockService stock;
+  private final ExchangeRates rates;
 
-  ShopController(Catalog catalog, OrderService orders, ShippingService shipping, StockService stock) {
+  ShopController(Catalog catalog, OrderService orders, ShippingService shipping, StockService stock,
+      ExchangeRates rates) {
     this.catalog = catalog;
     this.orders = orders;
     this.shipping = shipping;
     this.stock = stock;
+    this.rates = rates;
   }
 
   @GetMapping("/products")
@@ -44,6 +47,13 @@ class ShopController {
   @GetMapping("/products/{id}")
   ResponseEntity<Product> product(@PathVariable("id") String id) {
     return ResponseEntity.of(catalog.findProduct(id));
+  }
+
+  /** A product's price in {@code currency}, converted with the exchange-rate partner's rate when it can be. */
+  @GetMapping("/products/{id}/price")
+  ResponseEntity<ExchangeRates.Conversion> price(@PathVariable("id") String id,
+      @RequestParam(name = "currency", defaultValue = "EUR") String currency) {
+    return ResponseEntity.of(catalog.findProduct(id).map(product -> rates.convert(product.priceCents(), currency)));
   }
 
   record OrderRequest(String productId, int quantity) {

@@ -2,6 +2,7 @@ package dev.weir.spring.autoconfigure.webflux;
 
 import dev.weir.Weir;
 import dev.weir.spring.autoconfigure.WeirAutoConfiguration;
+import dev.weir.spring.observation.RefusalObserver;
 import dev.weir.spring.properties.WeirProperties;
 import dev.weir.spring.webflux.BlockWebExceptionHandler;
 import dev.weir.spring.webflux.ProblemDetailReactiveBlockResponseFactory;
@@ -65,8 +66,10 @@ public final class WeirWebFluxAutoConfiguration {
 
   @Bean
   @ConditionalOnExpression("!'${weir.web.routes[0].path:}'.isEmpty()")
-  WeirRouteWebFilter weirRouteWebFilter(Weir weir, WeirProperties properties) {
-    return new WeirRouteWebFilter(weir, WebRoutes.of(properties), properties.getWeb().isRateLimitHeaders());
+  WeirRouteWebFilter weirRouteWebFilter(Weir weir, WeirProperties properties,
+      ObjectProvider<RefusalObserver> observer) {
+    return new WeirRouteWebFilter(weir, WebRoutes.of(properties), properties.getWeb().isRateLimitHeaders(),
+        observer.getIfAvailable(RefusalObserver::none));
   }
 
   @Bean

@@ -2,6 +2,7 @@ package dev.weir.spring.autoconfigure.webmvc;
 
 import dev.weir.Weir;
 import dev.weir.spring.autoconfigure.WeirAutoConfiguration;
+import dev.weir.spring.observation.RefusalObserver;
 import dev.weir.spring.properties.WeirProperties;
 import dev.weir.spring.webmvc.BlockExceptionResolver;
 import dev.weir.spring.webmvc.BlockResponseFactory;
@@ -65,9 +66,11 @@ public final class WeirWebMvcAutoConfiguration {
   @Bean
   @ConditionalOnExpression("!'${weir.web.routes[0].path:}'.isEmpty()")
   FilterRegistrationBean<WeirRouteFilter> weirRouteFilter(Weir weir, WeirProperties properties,
-      BlockResponseFactory responses, ObjectProvider<RequestMappingHandlerAdapter> adapter) {
+      BlockResponseFactory responses, ObjectProvider<RequestMappingHandlerAdapter> adapter,
+      ObjectProvider<RefusalObserver> observer) {
     FilterRegistrationBean<WeirRouteFilter> registration = new FilterRegistrationBean<>(new WeirRouteFilter(weir,
-        WebRoutes.of(properties), responses, converters(adapter), properties.getWeb().isRateLimitHeaders()));
+        WebRoutes.of(properties), responses, converters(adapter), properties.getWeb().isRateLimitHeaders(),
+        observer.getIfAvailable(RefusalObserver::none)));
     registration.setOrder(WeirRouteFilter.DEFAULT_ORDER);
     return registration;
   }
