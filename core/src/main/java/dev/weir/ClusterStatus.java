@@ -11,7 +11,9 @@ import org.jspecify.annotations.Nullable;
  * method reads the current value; counts only grow.
  *
  * <p>Each cluster-mode decision is counted exactly once: by the store ({@link #admitted()},
- * {@link #blocked()}) or by the fallback ({@link #fallbacks(FallbackReason)}).
+ * {@link #blocked()}) or by the fallback ({@link #fallbacks(FallbackReason)}). With leases
+ * ({@link ClusterOptions#lease()}) a call admitted from a lease the store granted counts as admitted
+ * by the store, and a call refused because the store refused a lease as blocked by it.
  */
 public final class ClusterStatus {
 
@@ -51,7 +53,7 @@ public final class ClusterStatus {
     return guard.breakerState();
   }
 
-  /** Returns the decisions in which the store admitted the call. */
+  /** Returns the decisions in which the store admitted the call (or a lease it granted did). */
   public long admitted() {
     return guard.admitted.sum();
   }
@@ -73,6 +75,24 @@ public final class ClusterStatus {
       sum += guard.fallbacks(reason);
     }
     return sum;
+  }
+
+  /**
+   * Returns the lease round trips sent ({@code weir.cluster.lease}): each asks the store for a block
+   * of permits; give-backs are not counted.
+   */
+  public long leaseRequests() {
+    return guard.leaseRequests.sum();
+  }
+
+  /** Returns the permits the store granted in leases. */
+  public long leasedPermits() {
+    return guard.leasedPermits.sum();
+  }
+
+  /** Returns the permits of leases that were not spent and were given back to the store. */
+  public long returnedPermits() {
+    return guard.returnedPermits.sum();
   }
 
   /** Returns how many store answers arrived in time (the count of {@link #latencyTotalNanos()}). */

@@ -266,11 +266,18 @@ public final class Weir implements AutoCloseable {
     return cluster;
   }
 
-  /** Stops the engine's background work (system load sampling, a coarse clock's thread). Entries still open may be closed afterwards. */
+  /**
+   * Stops the engine's background work (system load sampling, a coarse clock's thread, the timer of
+   * cluster leases, after giving back the permits its leases did not spend). Entries still open may
+   * be closed afterwards.
+   */
   @Override
   public void close() {
     engine.system.close();
     engine.clock.close();
+    if (engine.cluster != null) {
+      engine.cluster.close();
+    }
   }
 
   /** This thread's stack of this engine; for tests. */

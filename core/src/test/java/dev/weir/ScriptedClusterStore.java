@@ -159,6 +159,110 @@ public final class ScriptedClusterStore implements ClusterClient {
     return hanging.stream().filter(future -> !future.isDone()).count();
   }
 
+  /** Whether {@link #leases} and {@link #keyLeases} lease (else they answer null, as a store that cannot). */
+  public volatile boolean leasing;
+  /** Whether a renewal ahead of time is answered "ask later" instead of granted. */
+  public volatile boolean askLaterAhead;
+  /** How long a granted lease is valid, at most; 0: what the request asks. */
+  public volatile long maxValidNanos;
+  /** The fair share every answer carries. */
+  public volatile long share = Long.MAX_VALUE;
+  /** Every lease request, in order. */
+  public final List<dev.weir.cluster.LeaseRequest> leaseRequests = new CopyOnWriteArrayList<>();
+  /** Every give-back: the lease's receipt and the permits given back. */
+  public final List<Map.Entry<String, Long>> giveBacks = new CopyOnWriteArrayList<>();
+  private final AtomicInteger receipts = new AtomicInteger();
+  /** Receipts of leases not settled yet, with their granted permits: a lease is settled at most once. */
+  private final Map<String, Long> unsettled = new ConcurrentHashMap<>();
+
+  @Override
+  public dev.weir.cluster.ClusterLeases leases(ClusterLimit limit) {
+    if (!leasing) {
+      return null;
+    }
+    limits.add(limit);
+    return leasesOf(counts.computeIfAbsent(List.of(limit.resource(), limit.scope(), limit.interval()),
+        key -> new long[1]), limit.count());
+  }
+
+  @Override
+  public dev.weir.cluster.ClusterLeases keyLeases(dev.weir.cluster.ClusterKeyLimit limit) {
+    if (!leasing) {
+      return null;
+    }
+    keyLimits.add(limit);
+    return leasesOf(counts.computeIfAbsent(List.of(limit.resource(), limit.rule(), limit.key()), key -> new long[1]),
+        limit.count());
+  }
+
+  /** Leases over one in-memory count (no refill, as {@link Mode#COUNT}): a grant counts its permits, a give-back uncounts them. */
+  private dev.weir.cluster.ClusterLeases leasesOf(long[] count, double limit) {
+    return new dev.weir.cluster.ClusterLeases() {
+      @Override
+      public CompletableFuture<dev.weir.cluster.ClusterLease> lease(dev.weir.cluster.LeaseRequest request) {
+        leaseRequests.add(request);
+        int n = acquires.incrementAndGet();
+        if (failing.test(n)) {
+          return CompletableFuture.failedFuture(new IllegalStateException("store failed acquire " + n));
+        }
+        return switch (mode) {
+          case COUNT -> CompletableFuture.completedFuture(grant(count, limit, request));
+          case FAIL -> CompletableFuture.failedFuture(new IllegalStateException("store down"));
+          case THROW -> throw new IllegalStateException("client broken");
+          case HANG -> {
+            CompletableFuture<dev.weir.cluster.ClusterLease> future = new CompletableFuture<>();
+            hangingLeases.add(future);
+            yield future;
+          }
+        };
+      }
+
+      @Override
+      public CompletableFuture<?> giveBack(dev.weir.cluster.ClusterLease lease, long unused) {
+        giveBacks.add(Map.entry(lease.receipt(), unused));
+        synchronized (counts) {
+          settle(count, lease, unused);
+        }
+        return CompletableFuture.completedFuture(null);
+      }
+    };
+  }
+
+  /** Futures of leases in HANG mode, for the test to answer. */
+  public final Queue<CompletableFuture<dev.weir.cluster.ClusterLease>> hangingLeases = new ConcurrentLinkedQueue<>();
+
+  private void settle(long[] count, dev.weir.cluster.ClusterLease lease, long unused) {
+    Long granted = unsettled.remove(lease.receipt());
+    if (granted != null) {
+      count[0] -= Math.min(granted, unused);
+    }
+  }
+
+  /** Grants what fits of a request (after settling its previous lease), as a store would; under the counts' lock. */
+  dev.weir.cluster.ClusterLease grant(long[] count, double limit, dev.weir.cluster.LeaseRequest request) {
+    synchronized (counts) {
+      if (request.settle() != null) {
+        settle(count, request.settle(), request.unused());
+      }
+      long free = (long) Math.floor(limit) - count[0];
+      if (request.ahead() && askLaterAhead) {
+        return dev.weir.cluster.ClusterLease.none(false, Math.max(0, free), 0, 0, share);
+      }
+      if (request.wanted() == 0) {
+        return dev.weir.cluster.ClusterLease.none(false, Math.max(0, free), 0, 0, share);
+      }
+      if (free < request.minimum()) {
+        return dev.weir.cluster.ClusterLease.none(true, Math.max(0, free), retryAfterMillis, 0, share);
+      }
+      long granted = Math.min(request.wanted(), free);
+      count[0] += granted;
+      String receipt = "lease-" + receipts.incrementAndGet();
+      unsettled.put(receipt, granted);
+      long valid = maxValidNanos > 0 ? Math.min(maxValidNanos, request.validNanos()) : request.validNanos();
+      return new dev.weir.cluster.ClusterLease(false, granted, valid, free - granted, 0, 0, share, receipt);
+    }
+  }
+
   @Override
   public int liveInstances() {
     return liveInstances;

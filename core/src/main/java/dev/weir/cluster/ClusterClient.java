@@ -40,6 +40,25 @@ public interface ClusterClient {
   }
 
   /**
+   * Returns the leases of one limit ({@link ClusterLeases}), for {@link ClusterOptions#lease()}:
+   * every instance that asks for an equal limit shares its count, with the instances that ask
+   * {@link #counter} for it. Called when a rule is loaded; must not block. Returns null when the
+   * store cannot lease (the default): the engine then asks {@link #counter}'s per call.
+   */
+  default @Nullable ClusterLeases leases(ClusterLimit limit) {
+    return null;
+  }
+
+  /**
+   * Returns the leases of one key of a cluster-mode param-flow rule, as {@link #leases} does for a
+   * flow rule, sharing the key's count with {@link #keyCounter}. Called where {@link #keyCounter} is;
+   * must not block. Returns null when the store cannot lease keys (the default).
+   */
+  default @Nullable ClusterLeases keyLeases(ClusterKeyLimit limit) {
+    return null;
+  }
+
+  /**
    * Returns how many instances of the application the store last reported alive (instances
    * announce themselves to it), or {@code 0} when this client has not learned it (it does not
    * announce, or never reached the store). Must not block: the last count seen, kept while the

@@ -14,9 +14,11 @@ import java.util.Objects;
  *     it, at most {@link #MAX_OPEN_DURATION}
  * @param maxInFlight decisions that may wait for the store at once; further calls fall back at once, so
  *     nothing queues without bound while the store hangs
+ * @param lease whether instances lease blocks of permits from the store ({@link ClusterLeases}) and
+ *     spend them locally, instead of asking the store once per call
  */
 public record ClusterOptions(Duration timeout, ClusterFallback fallback, int failureThreshold,
-    Duration openDuration, int maxInFlight) {
+    Duration openDuration, int maxInFlight, boolean lease) {
 
   /** Longest {@link #timeout()}: a decision holds its caller this long at most. */
   public static final Duration MAX_TIMEOUT = Duration.ofMinutes(1);
@@ -24,9 +26,20 @@ public record ClusterOptions(Duration timeout, ClusterFallback fallback, int fai
   /** Longest {@link #openDuration()}; far below the overflow of the engine's nanosecond clock. */
   public static final Duration MAX_OPEN_DURATION = Duration.ofDays(1);
 
-  /** The defaults: 20 ms, {@code LOCAL}, 5 failures, 1 s open, 256 in flight. */
+  /** The defaults: 20 ms, {@code LOCAL}, 5 failures, 1 s open, 256 in flight, no leases. */
   public static final ClusterOptions DEFAULTS =
-      new ClusterOptions(Duration.ofMillis(20), ClusterFallback.LOCAL, 5, Duration.ofSeconds(1), 256);
+      new ClusterOptions(Duration.ofMillis(20), ClusterFallback.LOCAL, 5, Duration.ofSeconds(1), 256, false);
+
+  /** Options without leases: every cluster-mode call asks the store. */
+  public ClusterOptions(Duration timeout, ClusterFallback fallback, int failureThreshold, Duration openDuration,
+      int maxInFlight) {
+    this(timeout, fallback, failureThreshold, openDuration, maxInFlight, false);
+  }
+
+  /** These options with leases on or off. */
+  public ClusterOptions withLease(boolean lease) {
+    return new ClusterOptions(timeout, fallback, failureThreshold, openDuration, maxInFlight, lease);
+  }
 
   /** Checks the components. */
   public ClusterOptions {

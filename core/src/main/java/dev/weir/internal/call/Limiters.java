@@ -2,10 +2,12 @@ package dev.weir.internal.call;
 
 import dev.weir.cluster.ClusterCounter;
 import dev.weir.cluster.ClusterKeyLimit;
+import dev.weir.cluster.ClusterLeases;
 import dev.weir.cluster.ClusterLimit;
 import dev.weir.internal.cluster.ClusterFlowLimiter;
 import dev.weir.internal.cluster.ClusterGuard;
 import dev.weir.internal.cluster.ClusterKeys;
+import dev.weir.internal.cluster.LeasedFlowLimiter;
 import dev.weir.internal.limit.ConcurrencyLimiter;
 import dev.weir.internal.limit.ExactLimiter;
 import dev.weir.internal.limit.FlowLimiter;
@@ -64,7 +66,18 @@ final class Limiters {
     }
     String chain = rule.strategy() == FlowStrategy.CHAIN ? "chain=" + rule.refResource() + "," : "";
     ClusterLimit limit = new ClusterLimit(rule.resource(), chain + scope, rule.count(), rule.interval(), rule.exact());
-    return new ClusterFlowLimiter(cluster, limit, local, count -> localFlow(rule.toBuilder().count(count).build()));
+    ClusterFlowLimiter perCall =
+        new ClusterFlowLimiter(cluster, limit, local, count -> localFlow(rule.toBuilder().count(count).build()));
+    if (!cluster.lease) {
+      return perCall;
+    }
+    ClusterLeases leases;
+    try {
+      leases = cluster.client.leases(limit);
+    } catch (RuntimeException e) {
+      leases = null; // a client that cannot: per call
+    }
+    return LeasedFlowLimiter.of(cluster, leases, perCall, rule.count(), rule.interval().toNanos());
   }
 
   private FlowLimiter localFlow(FlowRule rule) {
@@ -105,7 +118,17 @@ final class Limiters {
     if (counter == null) {
       return local;
     }
-    return new ClusterFlowLimiter(cluster, count, counter, local, shared -> forParamValue(rule, shared));
+    ClusterFlowLimiter perCall = new ClusterFlowLimiter(cluster, count, counter, local, shared -> forParamValue(rule, shared));
+    if (!cluster.lease) {
+      return perCall;
+    }
+    ClusterLeases leases;
+    try {
+      leases = cluster.client.keyLeases(limit);
+    } catch (RuntimeException e) {
+      leases = null;
+    }
+    return LeasedFlowLimiter.of(cluster, leases, perCall, count, rule.duration().toNanos());
   }
 
   /** A limiter of one argument value of {@code rule}, at {@code count} (the rule's, or the value's exception). */

@@ -106,11 +106,17 @@ public final class ClusterFlowLimiter extends FlowLimiter {
     return acquire(permits, now, false);
   }
 
-  private long acquire(int permits, long now, boolean waits) {
+  /** One decision of the store for this call alone, or the fallback's when the store cannot decide. */
+  long acquire(int permits, long now, boolean waits) {
     ClusterDecision decision = guard.decide(counter, permits, now);
     if (decision != null) {
       return decision.admitted() ? STORE_TOKEN : refused(TimeUnit.MILLISECONDS.toNanos(decision.retryAfterMillis()));
     }
+    return fallBack(permits, now, waits);
+  }
+
+  /** The fallback's decision (not counted: the caller counted why it fell back). */
+  long fallBack(int permits, long now, boolean waits) {
     return switch (guard.fallback) {
       case LOCAL, SHARE -> fallback(permits, now, waits);
       case ALLOW -> STORE_TOKEN;

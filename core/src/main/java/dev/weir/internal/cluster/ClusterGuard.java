@@ -71,7 +71,9 @@ public final class ClusterGuard {
 
   public final ClusterClient client;
   public final ClusterFallback fallback;
-  private final EngineClock clock;
+  /** Whether cluster-mode rules lease blocks of permits ({@link LeasedFlowLimiter}) rather than ask per call. */
+  public final boolean lease;
+  final EngineClock clock;
   private final long timeoutNanos;
   private final long openNanos;
   private final int failureThreshold;
@@ -91,11 +93,20 @@ public final class ClusterGuard {
   private final LongAdder[] fallbacks = new LongAdder[REASONS.length];
   public final LongAdder latencyCount = new LongAdder();
   public final LongAdder latencyNanos = new LongAdder();
+  /** Lease round trips sent (grants, refusals and "ask later" alike), give-backs not included. */
+  public final LongAdder leaseRequests = new LongAdder();
+  /** Permits the store granted in leases. */
+  public final LongAdder leasedPermits = new LongAdder();
+  /** Permits of leases not spent and given back (sent; a store that lost the lease ignores them). */
+  public final LongAdder returnedPermits = new LongAdder();
   private volatile @Nullable String lastFailure;
+  /** Ends leases nobody spends from and round trips nobody waits for; started at the first lease. */
+  final LeaseTimer timer = new LeaseTimer();
 
   public ClusterGuard(ClusterClient client, ClusterOptions options, EngineClock clock) {
     this.client = client;
     this.fallback = options.fallback();
+    this.lease = options.lease();
     this.clock = clock;
     this.timeoutNanos = options.timeout().toNanos();
     this.openNanos = options.openDuration().toNanos();
@@ -126,41 +137,48 @@ public final class ClusterGuard {
     }
   }
 
+  /** {@link #enter}: the store may be asked, as an ordinary call. */
+  static final int NORMAL = 0;
+  /** {@link #enter}: the store may be asked, and this call is the breaker's probe. */
+  static final int PROBE = 1;
+  /** {@link #enter}: the breaker is open, the store must not be asked. */
+  static final int OPEN = -1;
+  /** {@link #enter}: {@code maxInFlight} round trips are outstanding, the store must not be asked. */
+  static final int SATURATED = -2;
+
   /**
    * Asks the store; returns its decision, or null when the fallback must decide (the reason is
    * counted). Never throws what the client throws.
    */
   public @Nullable ClusterDecision decide(ClusterCounter counter, int permits, long now) {
-    long verdict = circuit.tryPass(now);
-    if (verdict < 0) {
-      return fellBack(FallbackReason.BREAKER_OPEN);
+    int entered = enter(now);
+    if (entered < 0) {
+      return fellBack(entered == OPEN ? FallbackReason.BREAKER_OPEN : FallbackReason.SATURATED);
     }
-    boolean probe = verdict == Circuit.PROBE; // stamped with now
-    if (inFlight.tryAcquire(1, now) < 0) {
-      if (probe) {
-        circuit.probeFailed(now, clock.read(), "probe found " + maxInFlight + " decisions in flight");
-      }
-      return fellBack(FallbackReason.SATURATED);
-    }
+    boolean probe = entered == PROBE; // stamped with now
     long start = System.nanoTime();
     CompletableFuture<ClusterDecision> future;
     try {
       future = counter.acquire(permits);
-      future.whenComplete(completed);
+      track(future);
     } catch (RuntimeException | Error e) {
       inFlight.release(1);
-      return failed(FallbackReason.ERROR, e, now, probe);
+      failed(FallbackReason.ERROR, e, now, probe);
+      return fellBack(FallbackReason.ERROR);
     }
     ClusterDecision decision;
     try {
       decision = future.get(timeoutNanos, TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
       future.cancel(false); // lets the client drop a command it has not sent yet
-      return failed(FallbackReason.TIMEOUT, null, now, probe);
+      failed(FallbackReason.TIMEOUT, null, now, probe);
+      return fellBack(FallbackReason.TIMEOUT);
     } catch (ExecutionException e) {
-      return failed(FallbackReason.ERROR, e.getCause() == null ? e : e.getCause(), now, probe);
+      failed(FallbackReason.ERROR, e.getCause() == null ? e : e.getCause(), now, probe);
+      return fellBack(FallbackReason.ERROR);
     } catch (CancellationException e) {
-      return failed(FallbackReason.ERROR, e, now, probe);
+      failed(FallbackReason.ERROR, e, now, probe);
+      return fellBack(FallbackReason.ERROR);
     } catch (InterruptedException e) {
       // Not the store's fault: restore the flag, fall back, and leave the breaker as it was.
       Thread.currentThread().interrupt();
@@ -169,11 +187,51 @@ public final class ClusterGuard {
       }
       return fellBack(FallbackReason.ERROR);
     }
-    latencyNanos.add(System.nanoTime() - start);
-    latencyCount.increment();
-    succeeded(now, probe);
+    answered(now, probe, System.nanoTime() - start);
     (decision.admitted() ? admitted : blocked).increment();
     return decision;
+  }
+
+  /**
+   * Whether a round trip to the store may start now, the breaker and the in-flight bound as for
+   * {@link #decide}: {@link #NORMAL} or {@link #PROBE} (then one place in flight is taken: hand the
+   * round trip's future to {@link #track}, or call {@link #untrack} if none was made), else
+   * {@link #OPEN} or {@link #SATURATED}. Counts no fallback: the caller counts the calls it decides.
+   */
+  int enter(long now) {
+    long verdict = circuit.tryPass(now);
+    if (verdict < 0) {
+      return OPEN;
+    }
+    boolean probe = verdict == Circuit.PROBE; // stamped with now
+    if (inFlight.tryAcquire(1, now) < 0) {
+      if (probe) {
+        circuit.probeFailed(now, clock.read(), "probe found " + maxInFlight + " decisions in flight");
+      }
+      return SATURATED;
+    }
+    return probe ? PROBE : NORMAL;
+  }
+
+  /** Gives back the place in flight of a round trip the store will not see its future of. */
+  void untrack() {
+    inFlight.release(1);
+  }
+
+  /** Frees the round trip's place in flight when {@code future} completes, normally, exceptionally or cancelled. */
+  void track(CompletableFuture<?> future) {
+    future.whenComplete(completed);
+  }
+
+  /** The store answered a round trip that entered at {@code start}, in {@code latencyNanos}. */
+  void answered(long start, boolean probe, long latencyNanos) {
+    recordLatency(latencyNanos);
+    succeeded(start, probe);
+  }
+
+  private void recordLatency(long nanos) {
+    latencyNanos.add(nanos);
+    latencyCount.increment();
   }
 
   /** The store answered the call that started at {@code start} (the probe's stamp if {@code probe}). */
@@ -191,8 +249,11 @@ public final class ClusterGuard {
     }
   }
 
-  private @Nullable ClusterDecision failed(FallbackReason reason, @Nullable Throwable cause, long start,
-      boolean probe) {
+  /**
+   * A round trip that entered at {@code start} failed ({@code cause} null: it missed its deadline):
+   * counted towards the breaker, once per round trip, whatever number of calls waited for it.
+   */
+  void failed(FallbackReason reason, @Nullable Throwable cause, long start, boolean probe) {
     lastFailure = cause == null ? "no answer within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + "ms"
         : cause.getClass().getSimpleName() + ": " + cause.getMessage();
     long now = clock.read();
@@ -207,12 +268,32 @@ public final class ClusterGuard {
         circuit.trip(period, now, failureThreshold + " failures in a row");
       }
     }
-    return fellBack(reason);
   }
 
-  private @Nullable ClusterDecision fellBack(FallbackReason reason) {
+  /** A probe whose caller could not wait for it (interrupted): the next call probes. */
+  void probeHandedBack(long start) {
+    circuit.probeHandedBack(start, "probe's caller interrupted");
+  }
+
+  /** Counts one call decided by the fallback for {@code reason}; returns null, for {@link #decide}. */
+  @Nullable ClusterDecision fellBack(FallbackReason reason) {
     fallbacks[reason.ordinal()].increment();
     return null;
+  }
+
+  /** The deadline of one round trip, in nanoseconds. */
+  long timeoutNanos() {
+    return timeoutNanos;
+  }
+
+  /** Whether the breaker lets a round trip through now without it being a probe; for give-backs. */
+  boolean closed() {
+    return circuit.state() == CircuitState.CLOSED;
+  }
+
+  /** Stops the lease timer and gives back what the open leases did not spend. */
+  public void close() {
+    timer.close();
   }
 
   public CircuitState breakerState() {

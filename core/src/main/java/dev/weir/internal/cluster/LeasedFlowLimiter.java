@@ -1,0 +1,744 @@
+package dev.weir.internal.cluster;
+
+import dev.weir.cluster.ClusterLease;
+import dev.weir.cluster.ClusterLeases;
+import dev.weir.cluster.FallbackReason;
+import dev.weir.cluster.LeaseRequest;
+import dev.weir.internal.limit.FlowLimiter;
+import dev.weir.internal.time.EngineClock;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The limiter of a cluster-mode rule (or of one key of a cluster-mode param-flow rule) with
+ * {@code weir.cluster.lease}: it leases blocks of permits from the store ({@link ClusterLeases}) and
+ * admits calls from the block it holds, at the cost of one CAS, asking the store once per block.
+ *
+ * <h2>The engine's side of the protocol</h2>
+ * <ul>
+ *   <li><b>One lease at a time.</b> {@link #current} is the lease calls spend from: its permits left
+ *       ({@link Lease}, an {@code AtomicLong}) and the engine time it ends at, {@code sentAt + validNanos},
+ *       where {@code sentAt} is the reading of the call that started the round trip, taken before the
+ *       request was sent, and {@code validNanos} what the store granted. The store's lease starts when
+ *       it decides, which is after the send, so the instance stops spending no later than the store's
+ *       lease ends, whatever the request's delay (up to the rates of the two clocks: the engine
+ *       measures a duration on its own ticker, never compares its time with the store's).
+ *   <li><b>One round trip at a time</b> ({@link #pending}, set by CAS): calls that find the lease
+ *       empty or ended join the round trip in flight instead of sending their own, each waiting at
+ *       most the deadline ({@link ClusterGuard}'s timeout). The round trip goes through the guard as a
+ *       per-call decision does (breaker, in-flight bound) and counts towards the breaker once,
+ *       whatever number of calls waited for it.
+ *   <li><b>Renewal ahead.</b> A call that leaves a lease of four permits or more at a quarter of its
+ *       size or less, or spends from it in the last quarter of its time, starts the next round trip
+ *       without waiting for it ({@link LeaseRequest#ahead()}), so that a busy instance rarely waits.
+ *       The answer replaces {@link #current}; the lease it replaces is closed first (its permits left
+ *       set to {@link #CLOSED} in one {@code getAndSet}, which no spend can pass), and what it had left
+ *       is given back.
+ *   <li><b>Renewal racing expiry.</b> A spend checks the lease's end against its call's reading and
+ *       then takes its permits by CAS. A lease closed meanwhile (replaced, or ended by the timer)
+ *       fails the CAS, and the call looks again at the current lease. A late reading (see
+ *       {@link EngineClock}) is decided at its own time, as every limiter decides it; that it may
+ *       lie before the lease was granted does not matter, since the spend happens after.
+ *   <li><b>Giving back.</b> The permits a closed lease did not spend are settled with the next
+ *       request ({@link LeaseRequest#settle()}), or, when no request follows before the lease ends,
+ *       given back by the guard's {@link LeaseTimer}, which watches each limiter holding a lease with
+ *       permits beyond its first call's: so an idle instance holds no permits beyond a lease's
+ *       validity. A settlement lost with a failed round trip is queued again; the store applies each at
+ *       most once. A permit refunded after its lease closed (a later rule refused the call) is not
+ *       given back: the store keeps it counted, which errs on the safe side.
+ *   <li><b>Block size</b> follows this instance's rate of spending: the next block is what the
+ *       current lease's spending rate would use in half a lease's validity, at least the call's
+ *       permits and at most four times the current block, and at most {@code floor(count) / 16}
+ *       (at least 1); a lease ended with permits left sizes the next one by what was spent.
+ *   <li><b>Refusals cost nothing remote.</b> A lease the store refuses (the limit has no room)
+ *       refuses every call of this limiter, here, until the store's retry-after has passed.
+ *   <li><b>Failures.</b> When the store cannot answer in time (or the breaker is open, or too many
+ *       round trips are in flight), the calls waiting fall back as per-call decisions do
+ *       ({@link ClusterFlowLimiter#fallBack}), each counted once. A lease the store granted after the
+ *       deadline is given back at once. A lease already held stays valid to its end: the store
+ *       counted it. So when the store fails, an instance spends at most the lease it holds, then the
+ *       fallback decides.
+ *   <li><b>Counts.</b> A call admitted from a lease is counted as admitted by the store, a call
+ *       refused by a refusal of the store as blocked, so that each cluster-mode call is counted once
+ *       as before; lease round trips, leased and returned permits are counted apart.
+ * </ul>
+ * A call that cannot be served by two round trips in a row (other threads spent the permits its
+ * round trips brought) asks the store for its own permits alone ({@link ClusterFlowLimiter}), so
+ * every call ends after at most three deadlines; so does a call of more permits than the count.
+ */
+public final class LeasedFlowLimiter extends FlowLimiter {
+
+  /** The bit of a token of a permit spent from a lease; the lease's id is in the lower bits. */
+  static final long LEASE_TOKEN = 1L << 62;
+  private static final long ID_MASK = LEASE_TOKEN - 1;
+  /** The permits left of a closed lease. */
+  static final long CLOSED = -1;
+  /** Round trips one call waits for before it asks the store for its own permits alone. */
+  private static final int MAX_ROUND_TRIPS = 2;
+  /** The smallest lease that is renewed ahead of time; smaller ones are one call's permits or so. */
+  static final long AHEAD_FROM = 4;
+  /** How much larger than the current lease the next one may be. */
+  private static final long GROWTH = 4;
+  private static final long MIN_VALID_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+  private static final long MAX_VALID_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+  private static final VarHandle PENDING;
+  private static final VarHandle CURRENT;
+  private static final VarHandle NEXT;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      PENDING = lookup.findVarHandle(LeasedFlowLimiter.class, "pending", RoundTrip.class);
+      CURRENT = lookup.findVarHandle(LeasedFlowLimiter.class, "current", Lease.class);
+      NEXT = lookup.findVarHandle(LeasedFlowLimiter.class, "next", Lease.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  final ClusterGuard guard;
+  private final ClusterLeases leases;
+  /** Per-call decisions and the fallback. */
+  final ClusterFlowLimiter perCall;
+  private final EngineClock clock;
+  /** Permits per interval: {@code floor(count)}. */
+  final long limit;
+  final long maxBlock;
+  final long validNanos;
+  private final long intervalNanos;
+
+  private volatile Lease current = Lease.NONE;
+  /** A lease renewed ahead of time while {@link #current} still had permits: spent once that one is. */
+  private volatile @Nullable Lease next;
+  @SuppressWarnings("unused") // through PENDING
+  private volatile @Nullable RoundTrip pending;
+  private volatile @Nullable Refusal refusal;
+  private final AtomicReference<@Nullable Settlement> unsettled = new AtomicReference<>();
+  private final AtomicLong ids = new AtomicLong();
+  /** Whether the guard's timer holds a task for this limiter; set by {@link LeaseTimer} only. */
+  final AtomicBoolean watched = new AtomicBoolean();
+  /** Permits granted in every lease installed so far. */
+  private final AtomicLong granted = new AtomicLong();
+  /** Permits of closed leases that were not spent. */
+  private final AtomicLong unspent = new AtomicLong();
+  /** Spending rate at the last request, permits per nanosecond; see {@link #measure}. */
+  private double rate;
+  private long measuredAt = Long.MIN_VALUE;
+  private long spentAtMeasure;
+  /** The store's last fair share for this instance; see {@link ClusterLease#share()}. */
+  private volatile long share = Long.MAX_VALUE;
+
+  private record Refusal(long until) {
+  }
+
+  private record Settlement(ClusterLease lease, long unused) {
+  }
+
+  /**
+   * @param count the rule's (or the key's) count per {@code intervalNanos}
+   * @param perCall the same rule's per-call limiter: asked for what leases cannot serve, and for fallbacks
+   */
+  LeasedFlowLimiter(ClusterGuard guard, ClusterLeases leases, ClusterFlowLimiter perCall, double count,
+      long intervalNanos) {
+    this.guard = guard;
+    this.leases = leases;
+    this.perCall = perCall;
+    this.clock = guard.clock;
+    this.limit = (long) Math.floor(count);
+    this.maxBlock = Math.max(1, limit / 16);
+    this.intervalNanos = intervalNanos;
+    this.validNanos = validity(intervalNanos);
+  }
+
+  /**
+   * The limiter of a rule or key with {@code leases}, or {@code perCall} itself when there are none
+   * (the store cannot lease) or the count is below 1 (nothing to lease: the store refuses per call).
+   */
+  public static FlowLimiter of(ClusterGuard guard, @Nullable ClusterLeases leases, ClusterFlowLimiter perCall,
+      double count, long intervalNanos) {
+    if (leases == null || count < 1) {
+      return perCall;
+    }
+    return new LeasedFlowLimiter(guard, leases, perCall, count, intervalNanos);
+  }
+
+  /**
+   * The longest a lease of a limit of {@code intervalNanos} may be spent from: a hundredth of the
+   * interval, at least 5 ms (a lease must outlive its round trip) and at most 10 s (what an instance
+   * that dies strands), and at most a quarter of the interval.
+   */
+  static long validity(long intervalNanos) {
+    long valid = Math.min(MAX_VALID_NANOS, Math.max(MIN_VALID_NANOS, intervalNanos / 100));
+    return Math.max(1, Math.min(valid, intervalNanos / 4));
+  }
+
+  @Override
+  public long tryAcquire(int permits, long now) {
+    return acquire(permits, now, true);
+  }
+
+  @Override
+  public long tryAcquireWithoutWaiting(int permits, long now) {
+    return acquire(permits, now, false);
+  }
+
+  private long acquire(int permits, long now, boolean waits) {
+    Lease lease = current;
+    if (now - lease.endsAt < 0) {
+      long left = lease.get();
+      while (left >= permits) {
+        if (lease.compareAndSet(left, left - permits)) {
+          guard.admitted.increment();
+          if (lease.ahead && (left - permits <= lease.lowWater || now - lease.renewAt >= 0)) {
+            renewAhead(lease, now);
+          }
+          return LEASE_TOKEN | lease.id;
+        }
+        left = lease.get();
+      }
+    }
+    return slow(permits, now, waits);
+  }
+
+  /**
+   * The lease cannot serve the call: the lease renewed ahead, a refusal of the store, a round trip
+   * (at most {@link #MAX_ROUND_TRIPS}), or the per-call path.
+   */
+  private long slow(int permits, long now, boolean waits) {
+    if (permits > limit) {
+      return perCall.acquire(permits, now, waits); // never fits a lease: the store refuses, or the fallback decides
+    }
+    for (int trip = 0; ; trip++) {
+      long spent = promoteAndSpend(permits, now);
+      if (spent != AGAIN) {
+        return spent;
+      }
+      if (trip == MAX_ROUND_TRIPS) {
+        return perCall.acquire(permits, now, waits);
+      }
+      Refusal refused = refusal;
+      if (refused != null && now - refused.until < 0) {
+        guard.blocked.increment();
+        return refused(refused.until - now);
+      }
+      RoundTrip joined = (RoundTrip) PENDING.getVolatile(this);
+      if (joined == null) {
+        int entered = guard.enter(now);
+        if (entered < 0) {
+          return fallBack(entered == ClusterGuard.OPEN ? FallbackReason.BREAKER_OPEN : FallbackReason.SATURATED,
+              permits, now, waits);
+        }
+        RoundTrip started = new RoundTrip(now, permits, entered == ClusterGuard.PROBE);
+        if (PENDING.compareAndSet(this, null, started)) {
+          send(started, false);
+          joined = started;
+        } else {
+          guard.untrack();
+          if (started.probe) {
+            guard.probeHandedBack(now);
+          }
+          continue; // another call started one meanwhile (or it ended already): look again
+        }
+      }
+      long result = await(joined, permits, now, waits);
+      if (result != AGAIN) {
+        return result;
+      }
+    }
+  }
+
+  /**
+   * Spends from the current lease, after making the lease renewed ahead (if any) the current one,
+   * closing the one it follows (whose rest is settled); {@link #AGAIN} when neither can serve the call.
+   */
+  private long promoteAndSpend(int permits, long now) {
+    Lease following = next;
+    if (following != null) {
+      Lease spent = current;
+      if (spent != following && CURRENT.compareAndSet(this, spent, following)) {
+        NEXT.compareAndSet(this, following, null);
+        settle(spent);
+      }
+    }
+    Lease lease = current;
+    if (now - lease.endsAt < 0) {
+      long left = lease.get();
+      while (left >= permits) {
+        if (lease.compareAndSet(left, left - permits)) {
+          guard.admitted.increment();
+          if (lease.ahead && (left - permits <= lease.lowWater || now - lease.renewAt >= 0)) {
+            renewAhead(lease, now);
+          }
+          return LEASE_TOKEN | lease.id;
+        }
+        left = lease.get();
+      }
+    }
+    return AGAIN;
+  }
+
+  /** {@link #await}: the round trip brought a lease (or nothing to refuse for): look at the lease again. */
+  private static final long AGAIN = Long.MIN_VALUE;
+
+  /** Waits for {@code trip}; a decision, or {@link #AGAIN}. */
+  private long await(RoundTrip trip, int permits, long now, boolean waits) {
+    ClusterLease answer;
+    try {
+      answer = trip.installed.get(guard.timeoutNanos(), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      trip.timeOut(); // no-op unless its own deadline has passed, which it has when it started before this wait
+      return fallBack(FallbackReason.TIMEOUT, permits, now, waits);
+    } catch (ExecutionException e) {
+      return fallBack(e.getCause() instanceof Unanswered unanswered ? unanswered.reason : FallbackReason.ERROR,
+          permits, now, waits);
+    } catch (CancellationException e) {
+      return fallBack(FallbackReason.ERROR, permits, now, waits);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // not the store's fault: the round trip goes on for the others
+      return fallBack(FallbackReason.ERROR, permits, now, waits);
+    }
+    if (answer != null && answer.refused()) {
+      guard.blocked.increment();
+      return refused(TimeUnit.MILLISECONDS.toNanos(answer.retryAfterMillis()));
+    }
+    return AGAIN;
+  }
+
+  private long fallBack(FallbackReason reason, int permits, long now, boolean waits) {
+    guard.fellBack(reason);
+    return perCall.fallBack(permits, now, waits);
+  }
+
+  /** Starts the next round trip without waiting for it, once per lease, when none is in flight. */
+  private void renewAhead(Lease lease, long now) {
+    if (PENDING.getVolatile(this) != null || next != null || !lease.claimRenewal()) {
+      return;
+    }
+    int entered = guard.enter(now);
+    if (entered < 0) {
+      return; // the breaker is open or the store busy: the lease ends, then the fallback decides
+    }
+    RoundTrip started = new RoundTrip(now, 1, entered == ClusterGuard.PROBE);
+    started.ahead = true;
+    if (PENDING.compareAndSet(this, null, started)) {
+      send(started, true);
+    } else {
+      guard.untrack();
+      if (started.probe) {
+        guard.probeHandedBack(now);
+      }
+    }
+  }
+
+  /** Sends the round trip {@code trip} holds the place of (in {@link #pending} and in the guard). */
+  private void send(RoundTrip trip, boolean ahead) {
+    settleIfEnded(current, trip.sentAt);
+    Lease following = next;
+    if (following != null && settleIfEnded(following, trip.sentAt)) {
+      NEXT.compareAndSet(this, following, null);
+    }
+    Settlement settlement = unsettled.getAndSet(null);
+    measure(trip.sentAt);
+    long wanted = Math.max(trip.minimum, nextBlock());
+    long demand = demand();
+    CompletableFuture<ClusterLease> future;
+    try {
+      LeaseRequest request = new LeaseRequest(wanted, trip.minimum, validNanos, ahead, demand,
+          settlement == null ? null : settlement.lease, settlement == null ? 0 : settlement.unused);
+      guard.leaseRequests.increment();
+      future = leases.lease(request);
+      if (settlement != null) {
+        guard.returnedPermits.add(settlement.unused);
+      }
+    } catch (RuntimeException | Error e) {
+      guard.untrack();
+      requeue(settlement);
+      trip.failed(e);
+      return;
+    }
+    trip.settlement = settlement;
+    trip.future = future;
+    guard.track(future);
+    future.whenComplete(trip);
+  }
+
+  /**
+   * Measures this instance's rate of spending at a request: the permits spent since the last
+   * request over the time since, at {@code now}. Runs in {@link #send} only, which one thread at a
+   * time runs (the one that set {@link #pending}).
+   */
+  private void measure(long now) {
+    long inHand = Math.max(0, current.get());
+    Lease following = next;
+    if (following != null) {
+      inHand += Math.max(0, following.get());
+    }
+    long spentTotal = granted.get() - inHand - unspent.get();
+    long elapsed = now - measuredAt;
+    if (measuredAt != Long.MIN_VALUE && elapsed > 0) {
+      rate = (double) (spentTotal - spentAtMeasure) / elapsed;
+    }
+    measuredAt = now;
+    spentAtMeasure = spentTotal;
+  }
+
+  /**
+   * The size of the next block: what the measured rate of spending uses in half a lease's validity,
+   * at most {@link #GROWTH} times the current lease (at least 1), and at most {@link #maxBlock}.
+   */
+  private long nextBlock() {
+    double wanted = Math.ceil(rate * (validNanos / 2));
+    long next = (long) Math.min(wanted, (double) Math.max(1, current.size) * GROWTH);
+    return Math.max(1, Math.min(next, maxBlock));
+  }
+
+  /** Permits per interval at the measured rate of spending; 0 when unknown. */
+  private long demand() {
+    return (long) Math.min((double) limit * 4, Math.ceil(rate * intervalNanos));
+  }
+
+  /** Makes the store's answer to {@code trip} the current lease, or the refusal; on the store's thread. */
+  private void install(RoundTrip trip, ClusterLease answer) {
+    share = answer.share();
+    if (answer.granted() > 0) {
+      guard.leasedPermits.add(answer.granted());
+      granted.addAndGet(answer.granted());
+      long valid = Math.min(answer.validNanos(), validNanos);
+      Lease fresh = new Lease(ids.incrementAndGet() & ID_MASK, answer, trip.sentAt, valid);
+      refusal = null;
+      Lease old = current;
+      if (trip.ahead && old.get() > 0 && clock.read() - old.endsAt < 0) {
+        // Renewed ahead while the current lease still serves: it follows once that one is spent.
+        Lease stale = (Lease) NEXT.getAndSet(this, fresh);
+        if (stale != null) {
+          settle(stale);
+        }
+      } else {
+        Lease stale = (Lease) NEXT.getAndSet(this, null);
+        current = fresh;
+        settle(old);
+        if (stale != null) {
+          settle(stale);
+        }
+      }
+      if (answer.granted() > trip.minimum) {
+        guard.timer.watch(this, valid);
+      }
+    } else if (answer.refused()) {
+      refusal = new Refusal(clock.read() + TimeUnit.MILLISECONDS.toNanos(answer.retryAfterMillis()));
+    }
+  }
+
+  /** Settles {@code lease} if it has ended at {@code now}, so that the request sent now carries it; whether it had. */
+  private boolean settleIfEnded(Lease lease, long now) {
+    if (lease.grant != null && now - lease.endsAt >= 0) {
+      settle(lease);
+      return true;
+    }
+    return false;
+  }
+
+  /** Closes {@code lease} and settles what it did not spend: with the next request, else given back. */
+  private void settle(Lease lease) {
+    long unused = lease.close();
+    if (unused > 0 && lease.grant != null) {
+      unspent.addAndGet(unused);
+      requeue(new Settlement(lease.grant, unused));
+    }
+  }
+
+  private void requeue(@Nullable Settlement settlement) {
+    if (settlement != null && !unsettled.compareAndSet(null, settlement)) {
+      giveBack(settlement); // one is queued already: this one goes now
+    }
+  }
+
+  private void giveBack(Settlement settlement) {
+    if (!guard.closed()) {
+      return; // the store fails: the lease ends on its own there
+    }
+    try {
+      leases.giveBack(settlement.lease, settlement.unused);
+      guard.returnedPermits.add(settlement.unused);
+    } catch (RuntimeException | Error e) {
+      // best effort: the lease ends on its own in the store
+    }
+  }
+
+  /**
+   * The timer's visit ({@link LeaseTimer}): ends the lease if its time is over and gives back what it
+   * did not spend, gives back a settlement no request took, and times out a round trip nobody waits
+   * for. Returns the nanoseconds until the next visit is needed, or -1 when none is.
+   */
+  long sweep() {
+    long now = clock.read();
+    long visit = -1;
+    RoundTrip trip = (RoundTrip) PENDING.getVolatile(this);
+    if (trip != null) {
+      if (!trip.timeOut()) {
+        visit = guard.timeoutNanos();
+      }
+    }
+    for (Lease lease : new Lease[] {current, this.next}) {
+      if (lease != null && lease.grant != null && lease.get() > 0) {
+        long left = lease.endsAt - now;
+        if (left > 0) {
+          visit = visit < 0 ? left : Math.min(visit, left);
+        } else {
+          NEXT.compareAndSet(this, lease, null);
+          settle(lease);
+        }
+      }
+    }
+    if (PENDING.getVolatile(this) == null) {
+      Settlement settlement = unsettled.getAndSet(null);
+      if (settlement != null) {
+        giveBack(settlement);
+      }
+    } else if (visit < 0) {
+      visit = guard.timeoutNanos();
+    }
+    return visit;
+  }
+
+  /** Nanoseconds until {@link #sweep} has something to do, or -1 when nothing; changes nothing. */
+  long nextVisit() {
+    if (PENDING.getVolatile(this) != null) {
+      return guard.timeoutNanos();
+    }
+    if (unsettled.get() != null) {
+      return 0;
+    }
+    long soonest = -1;
+    for (Lease lease : new Lease[] {current, next}) {
+      if (lease != null && lease.grant != null && lease.get() > 0) {
+        long left = Math.max(0, lease.endsAt - clock.read());
+        soonest = soonest < 0 ? left : Math.min(soonest, left);
+      }
+    }
+    return soonest;
+  }
+
+  /** Closes the current lease and gives back every permit it and the queue hold; the engine is closing. */
+  void giveBackAll() {
+    Lease following = (Lease) NEXT.getAndSet(this, null);
+    if (following != null) {
+      settle(following);
+    }
+    settle(current);
+    Settlement settlement = unsettled.getAndSet(null);
+    if (settlement != null) {
+      giveBack(settlement);
+    }
+  }
+
+  @Override
+  public void refund(int permits, long token) {
+    if (token == ClusterFlowLimiter.STORE_TOKEN) {
+      return;
+    }
+    if ((token & LEASE_TOKEN) != 0) {
+      Lease lease = current;
+      if (lease.id == (token & ID_MASK)) {
+        long left = lease.get();
+        while (left >= 0 && !lease.compareAndSet(left, left + permits)) {
+          left = lease.get();
+        }
+      }
+      return; // a closed lease keeps the permit counted in the store
+    }
+    perCall.refund(permits, token);
+  }
+
+  /** The permits left in the current lease, {@code -1} when it is closed; for tests. */
+  long leftInLease() {
+    return current.get();
+  }
+
+  /** The current lease's store answer; for tests. */
+  @Nullable ClusterLease currentGrant() {
+    return current.grant;
+  }
+
+  /** The store's last fair share for this instance; for tests. */
+  long share() {
+    return share;
+  }
+
+  /** One lease as this instance spends it: its permits left (the {@code AtomicLong}) and its end. */
+  @SuppressWarnings("serial")
+  static final class Lease extends AtomicLong {
+
+    static final Lease NONE = new Lease();
+
+    final long id;
+    final @Nullable ClusterLease grant;
+    final long size;
+    final long startedAt;
+    final long endsAt;
+    /** Whether calls renew this lease ahead of its end. */
+    final boolean ahead;
+    final long lowWater;
+    final long renewAt;
+    private final AtomicLong renewal = new AtomicLong();
+
+    private Lease() {
+      super(CLOSED);
+      this.id = -1;
+      this.grant = null;
+      this.size = 0;
+      this.startedAt = 0;
+      this.endsAt = Long.MIN_VALUE; // never compared but by an overflow-safe difference with a reading
+      this.ahead = false;
+      this.lowWater = -1;
+      this.renewAt = 0;
+    }
+
+    Lease(long id, ClusterLease grant, long startedAt, long validNanos) {
+      super(grant.granted());
+      this.id = id;
+      this.grant = grant;
+      this.size = grant.granted();
+      this.startedAt = startedAt;
+      this.endsAt = startedAt + validNanos;
+      this.ahead = size >= AHEAD_FROM;
+      this.lowWater = size / 4;
+      this.renewAt = startedAt + validNanos - validNanos / 4;
+    }
+
+    boolean claimRenewal() {
+      return renewal.compareAndSet(0, 1);
+    }
+
+    /** Closes the lease: no spend passes after this; returns the permits it had left (0 if it was closed). */
+    long close() {
+      return Math.max(0, getAndSet(CLOSED));
+    }
+  }
+
+  /** Why a round trip ended without an answer, handed to the calls waiting for it. */
+  @SuppressWarnings("serial")
+  static final class Unanswered extends Exception {
+    final FallbackReason reason;
+
+    Unanswered(FallbackReason reason) {
+      super(reason.name(), null, false, false);
+      this.reason = reason;
+    }
+  }
+
+  private static final Unanswered TIMED_OUT = new Unanswered(FallbackReason.TIMEOUT);
+
+  /**
+   * One lease round trip: the store's future, and {@code installed}, completed once the answer is
+   * the current lease (or the refusal), which is what waiting calls wait for.
+   */
+  final class RoundTrip implements BiConsumer<ClusterLease, Throwable> {
+    private static final int PENDING_STATE = 0;
+    private static final int DONE = 1;
+
+    final long sentAt;
+    final long startNanos = System.nanoTime();
+    final long minimum;
+    final boolean probe;
+    final CompletableFuture<ClusterLease> installed = new CompletableFuture<>();
+    volatile @Nullable CompletableFuture<ClusterLease> future;
+    @Nullable Settlement settlement;
+    /** Whether this renews ahead of time (no call waits for it). */
+    boolean ahead;
+    private final AtomicInteger state = new AtomicInteger();
+
+    RoundTrip(long sentAt, long minimum, boolean probe) {
+      this.sentAt = sentAt;
+      this.minimum = minimum;
+      this.probe = probe;
+    }
+
+    /** A round trip that was never sent, since another ended meanwhile: its waiters look at the lease again. */
+    RoundTrip settledElsewhere() {
+      state.set(DONE);
+      installed.complete(null);
+      return this;
+    }
+
+    /** The store answered, or failed. */
+    @Override
+    public void accept(@Nullable ClusterLease answer, @Nullable Throwable failure) {
+      if (failure != null) {
+        if (state.compareAndSet(PENDING_STATE, DONE)) {
+          Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+              ? failure.getCause() : failure;
+          guard.failed(FallbackReason.ERROR, cause, sentAt, probe);
+          requeue(settlement);
+          end();
+          installed.completeExceptionally(cause);
+        }
+        return;
+      }
+      if (!state.compareAndSet(PENDING_STATE, DONE)) {
+        if (answer != null && answer.granted() > 0) {
+          giveBack(new Settlement(answer, answer.granted())); // granted after the deadline: nobody spends it
+        }
+        return;
+      }
+      guard.answered(sentAt, probe, System.nanoTime() - startNanos);
+      if (answer != null) {
+        install(this, answer);
+      }
+      end();
+      installed.complete(answer);
+    }
+
+    /** Sending failed before the store saw anything. */
+    void failed(Throwable cause) {
+      if (state.compareAndSet(PENDING_STATE, DONE)) {
+        guard.failed(FallbackReason.ERROR, cause, sentAt, probe);
+        end();
+        installed.completeExceptionally(cause);
+      }
+    }
+
+    /**
+     * Gives up on the round trip if its deadline has passed: cancels the store's future (a client
+     * drops a command it has not sent), counts a timeout towards the breaker, and lets its waiters
+     * fall back. Returns whether the round trip is over.
+     */
+    boolean timeOut() {
+      if (state.get() != PENDING_STATE) {
+        return true;
+      }
+      if (System.nanoTime() - startNanos < guard.timeoutNanos()) {
+        return false;
+      }
+      if (!state.compareAndSet(PENDING_STATE, DONE)) {
+        return true;
+      }
+      CompletableFuture<ClusterLease> sent = future;
+      if (sent != null) {
+        sent.cancel(false);
+      }
+      guard.failed(FallbackReason.TIMEOUT, null, sentAt, probe);
+      requeue(settlement);
+      end();
+      installed.completeExceptionally(TIMED_OUT);
+      return true;
+    }
+
+    private void end() {
+      PENDING.compareAndSet(LeasedFlowLimiter.this, this, null);
+    }
+  }
+}

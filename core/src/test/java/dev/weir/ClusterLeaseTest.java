@@ -1,0 +1,275 @@
+package dev.weir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.ScriptedClusterStore.Mode;
+import dev.weir.cluster.ClusterFallback;
+import dev.weir.cluster.ClusterLease;
+import dev.weir.cluster.ClusterOptions;
+import dev.weir.cluster.FallbackReason;
+import dev.weir.cluster.LeaseRequest;
+import dev.weir.rule.FlowRule;
+import dev.weir.rule.ParamFlowRule;
+import dev.weir.rule.RuleSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Leases ({@code weir.cluster.lease}) in the engine, on a driven ticker, with a scripted store that
+ * counts grants without refill: what a call costs the store, how blocks grow, renewals ahead of time,
+ * settlements, refusals kept locally, failures and fallbacks. The store's own side (windows, Redis)
+ * is tested in the Spring module on a real redis-server.
+ */
+@Timeout(30)
+class ClusterLeaseTest {
+
+  private final FakeTicker ticker = new FakeTicker(3_600_000_000_000_000L);
+  private final ScriptedClusterStore store = new ScriptedClusterStore();
+  private final List<Weir> engines = new ArrayList<>();
+
+  ClusterLeaseTest() {
+    store.leasing = true;
+  }
+
+  @AfterEach
+  void close() {
+    engines.forEach(Weir::close);
+    store.hanging.forEach(future -> future.cancel(false));
+    store.hangingLeases.forEach(future -> future.cancel(false));
+  }
+
+  private Weir engine(ClusterFallback fallback, FlowRule... rules) {
+    Weir weir = Weir.builder().ticker(ticker).sleeper(ticker)
+        .cluster(store, new ClusterOptions(Duration.ofMillis(20), fallback, 3, Duration.ofSeconds(1), 64, true))
+        .rules(RuleSet.of(rules)).build();
+    engines.add(weir);
+    return weir;
+  }
+
+  private static FlowRule rule(double count) {
+    return FlowRule.builder("r").count(count).clusterMode(true).build();
+  }
+
+  /** Calls {@code calls} times, {@code spacingNanos} apart on the ticker; returns how many were admitted. */
+  private int calls(Weir weir, int calls, long spacingNanos) {
+    int admitted = 0;
+    for (int i = 0; i < calls; i++) {
+      ticker.advanceNanos(spacingNanos);
+      if (Calls.tryOnce(weir, "r") == null) {
+        admitted++;
+      }
+    }
+    return admitted;
+  }
+
+  @Test
+  void blocksGrowWithTheRateOfCallsSoThatTheStoreIsAskedOncePerBlock() {
+    Weir weir = engine(ClusterFallback.DENY, rule(1_000_000));
+    // 10^5 calls, 1 us apart: a lease is valid 10 ms (a hundredth of the interval), blocks are sized
+    // to half of that at this rate (5000), and grow at most fourfold per lease from 1: 7 leases make
+    // 5461 permits, 19 of 5000 the rest, and the last of them is renewed ahead once more.
+    assertThat(calls(weir, 100_000, 1_000)).isEqualTo(100_000);
+
+    List<Long> sizes = store.leaseRequests.stream().map(LeaseRequest::wanted).toList();
+    assertThat(sizes.subList(0, 7)).containsExactly(1L, 4L, 16L, 64L, 256L, 1024L, 4096L);
+    assertThat(sizes.subList(7, sizes.size())).containsOnly(5_000L);
+    assertThat(store.leaseRequests).allSatisfy(request -> assertThat(request.validNanos())
+        .isEqualTo(TimeUnit.MILLISECONDS.toNanos(10)));
+    ClusterStatus status = weir.cluster();
+    assertThat(status.admitted()).isEqualTo(100_000);
+    assertThat(status.leaseRequests()).as("round trips for 10^5 calls").isEqualTo(27L)
+        .isEqualTo(store.leaseRequests.size());
+    assertThat(status.latencyCount()).isEqualTo(status.leaseRequests());
+    // What the store counted is what was admitted, plus what the open lease still holds.
+    assertThat(store.counted("r") - status.admitted()).isEqualTo(status.leasedPermits() - status.returnedPermits()
+        - status.admitted());
+  }
+
+  @Test
+  void aBusyLeaseIsRenewedAheadAndTheRenewalFollowsOnceTheCurrentLeaseIsSpent() {
+    Weir weir = engine(ClusterFallback.DENY, rule(1_000_000));
+    calls(weir, 2_000, 1_000);
+    // From the lease of 4 on, each is renewed ahead, at a quarter left: the calls never wait for a
+    // round trip, and the renewal is spent only once the lease it follows is, to the last permit.
+    assertThat(store.leaseRequests).extracting(LeaseRequest::ahead).containsExactly(false, false, true, true, true,
+        true, true);
+    assertThat(store.leaseRequests).allSatisfy(request -> assertThat(request.settle()).isNull());
+    ClusterStatus status = weir.cluster();
+    assertThat(status.returnedPermits()).isZero();
+    assertThat(status.admitted()).isEqualTo(2_000);
+    assertThat(status.leasedPermits()).isEqualTo(1 + 4 + 16 + 64 + 256 + 1024 + 4096);
+  }
+
+  @Test
+  void leasesEndAtTheirValidityAndWhatTheyDidNotSpendIsSettledOrGivenBack() {
+    Weir weir = engine(ClusterFallback.DENY, rule(1_000_000));
+    calls(weir, 100, 1_000); // leases of 1, 4, 16, 64 and one of 256 renewed ahead
+    ClusterStatus status = weir.cluster();
+    long held = status.leasedPermits() - status.returnedPermits() - status.admitted();
+    assertThat(held).isPositive();
+    int before = store.leaseRequests.size();
+    ticker.advance(Duration.ofMillis(11)); // past the 10 ms validity of every lease held
+    assertThat(Calls.tryOnce(weir, "r")).isNull();
+    assertThat(store.leaseRequests).hasSize(before + 1);
+    LeaseRequest renewal = store.leaseRequests.get(before);
+    assertThat(renewal.ahead()).isFalse();
+    // Both ended leases held permits: settled with the request or given back (at once, or by the
+    // engine's lease timer if it visited first).
+    long givenBack = store.giveBacks.stream().mapToLong(java.util.Map.Entry::getValue).sum();
+    assertThat(renewal.unused() + givenBack).isEqualTo(held);
+    assertThat(status.returnedPermits()).isEqualTo(held);
+    assertThat(renewal.wanted()).as("sized by what was spent since the last request, over 11 ms").isLessThan(64);
+    assertThat(store.counted("r")).isEqualTo(status.admitted() + renewal.wanted() - 1);
+  }
+
+  @Test
+  void aRefusedLeaseRefusesLocallyUntilTheStoresRetryAfter() {
+    Weir weir = engine(ClusterFallback.ALLOW, rule(10));
+    assertThat(calls(weir, 10, 1_000_000)).isEqualTo(10);
+    int asked = store.leaseRequests.size();
+
+    BlockException refused = Calls.tryOnce(weir, "r");
+    assertThat(refused).isInstanceOf(FlowException.class);
+    assertThat(refused.retryAfter()).isEqualTo(Duration.ofMillis(250));
+    assertThat(store.leaseRequests).hasSize(asked + 1);
+    assertThat(store.leaseRequests.get(asked).minimum()).isEqualTo(1);
+
+    // 100 more calls within the retry-after: refused here, the store not asked.
+    assertThat(calls(weir, 100, 2_000_000)).isZero();
+    assertThat(store.leaseRequests).hasSize(asked + 1);
+    ClusterStatus status = weir.cluster();
+    assertThat(status.blocked()).isEqualTo(101);
+    assertThat(status.fallbacks()).isZero();
+
+    ticker.advance(Duration.ofMillis(51)); // 251 ms after the refusal: the store is asked again
+    assertThat(Calls.tryOnce(weir, "r")).isInstanceOf(FlowException.class);
+    assertThat(store.leaseRequests).hasSize(asked + 2);
+  }
+
+  @Test
+  void anIdleInstanceGivesBackWhatItsLeaseDidNotSpend() {
+    Weir weir = engine(ClusterFallback.DENY, rule(1_000_000));
+    calls(weir, 100, 1_000);
+    long leased = weir.cluster().leasedPermits();
+    long admitted = weir.cluster().admitted();
+    assertThat(leased).isGreaterThan(admitted);
+    ticker.advance(Duration.ofMillis(11)); // the lease has ended; no call comes
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (store.counted("r") != admitted && System.nanoTime() < deadline) {
+      Thread.onSpinWait(); // the engine's lease timer visits the limiter at the lease's end
+    }
+    assertThat(store.counted("r")).as("the store holds exactly what was admitted").isEqualTo(admitted);
+    assertThat(store.giveBacks).as("given back by the lease timer").isNotEmpty();
+    long givenBack = store.giveBacks.stream().mapToLong(java.util.Map.Entry::getValue).sum();
+    long settled = store.leaseRequests.stream().mapToLong(LeaseRequest::unused).sum();
+    assertThat(givenBack + settled).isEqualTo(leased - admitted);
+    assertThat(weir.cluster().returnedPermits()).isEqualTo(leased - admitted);
+  }
+
+  @Test
+  void closingTheEngineGivesBackItsLeases() {
+    Weir weir = engine(ClusterFallback.DENY, rule(1_000_000));
+    calls(weir, 100, 1_000);
+    long admitted = weir.cluster().admitted();
+    weir.close();
+    assertThat(store.counted("r")).isEqualTo(admitted);
+  }
+
+  @Test
+  void aPermitRefundedByALaterRuleGoesBackToTheLease() {
+    Weir weir = engine(ClusterFallback.DENY, rule(1_000_000),
+        FlowRule.builder("r").count(0).build()); // a local rule that refuses everything
+    for (int i = 0; i < 50; i++) {
+      ticker.advanceNanos(1_000);
+      assertThat(Calls.tryOnce(weir, "r")).isInstanceOf(FlowException.class);
+    }
+    // Each call took a permit from the lease and gave it back: one lease of one permit serves all.
+    assertThat(store.leaseRequests).hasSize(1);
+    assertThat(weir.cluster().admitted()).isEqualTo(50); // admitted by the cluster rule, refused by the next
+  }
+
+  @Test
+  void rulesAreLeasedOneByOneAndARefusalByTheSecondLeavesTheFirstsPermitInItsLease() {
+    store.combining = true;
+    FlowRule perDay = FlowRule.builder("r").count(3).interval(Duration.ofDays(1)).clusterMode(true).build();
+    Weir weir = engine(ClusterFallback.DENY, rule(1_000), perDay);
+    assertThat(calls(weir, 10, 1_000_000)).isEqualTo(3);
+    assertThat(store.combined).as("leased rules are not combined").isEmpty();
+    assertThat(store.counted("r", Duration.ofDays(1))).isEqualTo(3);
+    // The per-second rule's lease keeps the permits the per-day refusals gave back.
+    assertThat(store.counted("r") - store.giveBacks.stream().mapToLong(java.util.Map.Entry::getValue).sum())
+        .isLessThanOrEqualTo(3 + 1_000 / 16);
+  }
+
+  @Test
+  void whenTheStoreFailsCallsFallBackAndTheBreakerCountsOneFailurePerRoundTrip() {
+    Weir weir = engine(ClusterFallback.LOCAL, rule(5));
+    store.mode = Mode.FAIL;
+    assertThat(calls(weir, 20, 1_000_000)).as("the local window of 5").isEqualTo(5);
+    ClusterStatus status = weir.cluster();
+    assertThat(store.leaseRequests).as("3 failures open the breaker").hasSize(3);
+    assertThat(status.fallbacks(FallbackReason.ERROR)).isEqualTo(3);
+    assertThat(status.fallbacks(FallbackReason.BREAKER_OPEN)).isEqualTo(17);
+    assertThat(status.breakerState()).isEqualTo(CircuitState.OPEN);
+
+    store.mode = Mode.COUNT;
+    ticker.advance(Duration.ofSeconds(1)); // the breaker's open duration: the next call probes
+    assertThat(Calls.tryOnce(weir, "r")).isNull();
+    assertThat(status.breakerState()).isEqualTo(CircuitState.CLOSED);
+    assertThat(status.admitted()).isEqualTo(1);
+  }
+
+  @Test
+  void aLeaseHeldWhenTheStoreFailsIsSpentToItsEnd() {
+    Weir weir = engine(ClusterFallback.DENY, rule(1_000_000));
+    calls(weir, 100, 1_000); // a lease of 256 with some spent
+    long left = weir.cluster().leasedPermits() - weir.cluster().returnedPermits() - weir.cluster().admitted();
+    store.mode = Mode.FAIL;
+    int asked = store.leaseRequests.size();
+    // The lease is renewed ahead at a quarter left: that round trip fails once; the rest is spent.
+    long admitted = calls(weir, (int) left, 1_000);
+    assertThat(admitted).isEqualTo(left);
+    assertThat(store.leaseRequests.size() - asked).as("the failed renewal ahead").isLessThanOrEqualTo(1);
+    assertThat(weir.cluster().fallbacks()).isZero();
+    assertThat(Calls.tryOnce(weir, "r")).as("then deny decides").isInstanceOf(FlowException.class);
+  }
+
+  @Test
+  void aRoundTripPastTheDeadlineFallsBackAndALateGrantIsGivenBack() {
+    Weir weir = engine(ClusterFallback.DENY, rule(1_000_000));
+    store.mode = Mode.HANG;
+    long start = System.nanoTime();
+    assertThat(Calls.tryOnce(weir, "r")).isInstanceOf(FlowException.class);
+    assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(20));
+    ClusterStatus status = weir.cluster();
+    assertThat(status.fallbacks(FallbackReason.TIMEOUT)).isEqualTo(1);
+    CompletableFuture<ClusterLease> hung = store.hangingLeases.poll();
+    assertThat(hung).isNotNull();
+    assertThat(hung).as("cancelled at the deadline").isCancelled();
+  }
+
+  @Test
+  void aKeyOfAClusterParamFlowRuleIsLeased() {
+    ParamFlowRule perKey = ParamFlowRule.builder("k").paramIndex(0).count(1_000_000).clusterMode(true).build();
+    Weir weir = Weir.builder().ticker(ticker).sleeper(ticker)
+        .cluster(store, new ClusterOptions(Duration.ofMillis(20), ClusterFallback.DENY, 3, Duration.ofSeconds(1), 64,
+            true))
+        .rules(RuleSet.of(perKey)).build();
+    engines.add(weir);
+    for (int i = 0; i < 1_000; i++) {
+      ticker.advanceNanos(1_000);
+      try (Entry entry = weir.entry("k", EntryType.OUT, 1, "customer-7")) {
+        // admitted
+      }
+    }
+    assertThat(store.keyLimits).hasSize(2).containsOnly(store.keyLimits.get(0)); // its counter, then its leases
+    assertThat(weir.cluster().admitted()).isEqualTo(1_000);
+    assertThat(store.leaseRequests.size()).as("round trips for 1000 calls of one key").isLessThan(20);
+  }
+}
