@@ -55,6 +55,9 @@ final class WeirRuntimeHints implements RuntimeHintsRegistrar {
   /** The script of cluster mode, read by {@code RedisClusterClient} next to its class. */
   static final String CLUSTER_SCRIPT = "dev/weir/spring/redis/sliding-window.lua";
 
+  /** The scripts of cluster leases ({@code weir.cluster.lease}), next to {@code RedisClusterClient}. */
+  static final String LEASE_SCRIPTS = "dev/weir/spring/redis/lease-*.lua";
+
   /** Looked up by name to tell whether spring-tx is present. */
   static final String TRANSACTION_STATE = "org.springframework.transaction.support.TransactionSynchronizationManager";
 
@@ -67,6 +70,7 @@ final class WeirRuntimeHints implements RuntimeHintsRegistrar {
       registerServiceSlot(reflection, name, classLoader);
     }
     hints.resources().registerPattern(CLUSTER_SCRIPT);
+    hints.resources().registerPattern(LEASE_SCRIPTS);
     reflection.registerTypeIfPresent(classLoader, TRANSACTION_STATE, type -> { });
   }
 

@@ -255,6 +255,12 @@ public class WeirProperties {
     /** Whether cluster-mode rules share their count through Redis. */
     private boolean enabled;
 
+    /**
+     * Whether instances lease blocks of permits from Redis and spend them locally, instead of asking
+     * Redis once per call (docs/cluster-leases.md).
+     */
+    private boolean lease;
+
     /** Consecutive Redis failures (errors or missed deadlines) that stop asking Redis for open-duration. */
     private int failureThreshold = 5;
 
@@ -279,6 +285,14 @@ public class WeirProperties {
 
     public void setEnabled(boolean enabled) {
       this.enabled = enabled;
+    }
+
+    public boolean isLease() {
+      return lease;
+    }
+
+    public void setLease(boolean lease) {
+      this.lease = lease;
     }
 
     public String getKeyPrefix() {
@@ -336,7 +350,7 @@ public class WeirProperties {
      *     names such values by their property path
      */
     public ClusterOptions toOptions() {
-      return new ClusterOptions(timeout, fallback, failureThreshold, openDuration, maxInFlight);
+      return new ClusterOptions(timeout, fallback, failureThreshold, openDuration, maxInFlight, lease);
     }
   }
 

@@ -4,6 +4,7 @@ import dev.weir.cluster.ClusterClient;
 import dev.weir.cluster.ClusterCounter;
 import dev.weir.cluster.ClusterDecision;
 import dev.weir.cluster.ClusterKeyLimit;
+import dev.weir.cluster.ClusterLeases;
 import dev.weir.cluster.ClusterLimit;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
@@ -84,6 +85,7 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
   private volatile @Nullable StatefulConnection<byte[], byte[]> statefulConnection;
   private volatile boolean closed;
   private final boolean announce;
+  private final boolean lease;
   private final byte[][] instancesKey;
   private final byte[] instanceId = ascii(UUID.randomUUID().toString());
   private volatile int liveInstances;
@@ -108,12 +110,26 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
    * @param announce whether this instance announces itself (the {@code share} fallback needs it)
    */
   public RedisClusterClient(LettuceConnectionFactory connectionFactory, String keyPrefix, boolean announce) {
+    this(connectionFactory, keyPrefix, announce, false);
+  }
+
+  /**
+   * Creates the client and starts connecting in the background.
+   *
+   * @param connectionFactory the application's Lettuce connection factory
+   * @param keyPrefix the first part of every key, without braces
+   * @param announce whether this instance announces itself (the {@code share} fallback needs it)
+   * @param lease whether cluster-mode rules lease blocks of permits ({@code weir.cluster.lease})
+   */
+  public RedisClusterClient(LettuceConnectionFactory connectionFactory, String keyPrefix, boolean announce,
+      boolean lease) {
     if (keyPrefix.isBlank() || keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
       throw new IllegalArgumentException("keyPrefix must be non-blank and without braces, was '" + keyPrefix + "'");
     }
     this.connectionFactory = connectionFactory;
     this.keyPrefix = keyPrefix;
     this.announce = announce;
+    this.lease = lease;
     this.instancesKey = new byte[][] {(keyPrefix + ":instances").getBytes(StandardCharsets.UTF_8)};
     this.connector = Executors.newSingleThreadScheduledExecutor(task -> {
       Thread thread = new Thread(task, "weir-redis-connect");
@@ -156,8 +172,16 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
     return permits -> decide(RedisScript.GCRA, keys, permits, emission, capacity);
   }
 
+  /**
+   * One script call per decision: {@code sliding-window.lua}, or {@code exact-window.lua} for an
+   * exact limit; with leases, {@code lease-window.lua} on the lease key, so that a call decided
+   * alone (more permits than a lease holds, a call the leases could not serve) counts with the leases.
+   */
   @Override
   public ClusterCounter counter(ClusterLimit limit) {
+    if (lease) {
+      return RedisLeases.windowCounter(this, leaseKey(limit), limit);
+    }
     byte[][] keys = {key(limit).getBytes(StandardCharsets.UTF_8)};
     byte[] count = ascii(BigDecimal.valueOf(limit.count()).toPlainString());
     byte[] window = ascii(Long.toString(limit.interval().toMillis()));
@@ -175,7 +199,7 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
    */
   @Override
   public @Nullable ClusterCounter counterOfAll(List<ClusterLimit> limits) {
-    if (limits.isEmpty() || limits.stream().map(ClusterLimit::resource).distinct().count() != 1) {
+    if (lease || limits.isEmpty() || limits.stream().map(ClusterLimit::resource).distinct().count() != 1) {
       return null;
     }
     byte[][] keys = new byte[limits.size()][];
@@ -252,6 +276,50 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
     return commands != null;
   }
 
+  /**
+   * Returns the Redis key of {@code limit} when instances lease ({@code weir.cluster.lease}):
+   * {@code <prefix>:{<resource>}:lease:<scope>:<interval>ms}, a hash of permits by the bucket a lease
+   * ends in ({@code lease-window.lua}), for exact and sliding windows alike. Leasing instances and
+   * instances that ask per call count on different keys: a fleet turns leases on all at once.
+   */
+  public String leaseKey(ClusterLimit limit) {
+    return keyPrefix + ":{" + limit.resource() + "}:lease:" + limit.scope() + ":" + limit.interval().toMillis() + "ms";
+  }
+
+  /** Whether this client leases ({@code weir.cluster.lease}). */
+  public boolean leasing() {
+    return lease;
+  }
+
+  /**
+   * Leases of a flow rule ({@code weir.cluster.lease}): one {@code lease-window.lua} call per lease,
+   * renewal, settlement and give-back; null without leases or below a count of 1.
+   */
+  @Override
+  public @Nullable ClusterLeases leases(ClusterLimit limit) {
+    if (!lease || limit.count() < 1) {
+      return null;
+    }
+    return RedisLeases.window(this, leaseKey(limit), limit);
+  }
+
+  /**
+   * Leases of one key of a param-flow rule ({@code weir.cluster.lease}): one {@code lease-gcra.lua}
+   * call each, on the key's {@code gcra.lua} state, shared with instances that ask per call.
+   */
+  @Override
+  public @Nullable ClusterLeases keyLeases(ClusterKeyLimit limit) {
+    if (!lease || limit.count() < 1) {
+      return null;
+    }
+    return RedisLeases.gcra(this, key(limit), limit);
+  }
+
+  /** This instance's id, as it announces itself and names its leases. */
+  String instanceId() {
+    return new String(instanceId, StandardCharsets.US_ASCII);
+  }
+
   /** Runs {@code script} on {@code keys} with {@code arguments} and then the permits asked for. */
   private CompletableFuture<ClusterDecision> decide(RedisScript script, byte[][] keys, int permits,
       byte[]... arguments) {
@@ -262,6 +330,12 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
 
   /** Sends one script call, unless there is no open connection to send it on. */
   private CompletableFuture<ClusterDecision> send(RedisScript script, byte[][] keys, byte[][] arguments) {
+    return send(script, keys, arguments, RedisDecision::decision);
+  }
+
+  /** Sends one script call whose reply {@code reading} reads, unless there is no open connection to send it on. */
+  <T> CompletableFuture<T> send(RedisScript script, byte[][] keys, byte[][] arguments,
+      java.util.function.Function<@Nullable List<Long>, T> reading) {
     RedisClusterAsyncCommands<byte[], byte[]> async = commands;
     StatefulConnection<byte[], byte[]> stateful = statefulConnection;
     if (async == null) {
@@ -272,7 +346,7 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
       // caller's deadline: refuse it now instead.
       return CompletableFuture.failedFuture(new IllegalStateException("disconnected from Redis, reconnecting"));
     }
-    return new RedisDecision(async, script, keys, arguments).start();
+    return new RedisDecision<>(async, script, keys, arguments, reading).start();
   }
 
   /**

@@ -9,35 +9,38 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One decision in Redis: {@code EVALSHA}, then {@code EVAL} once if Redis answers {@code NOSCRIPT}.
+ * One script call in Redis (a decision, a lease or a give-back), read into a {@code T}:
+ * {@code EVALSHA}, then {@code EVAL} once if Redis answers {@code NOSCRIPT}.
  *
  * <p>Cancelling it (the engine does when the deadline passed) cancels the Lettuce command in
  * flight. Lettuce never writes a cancelled command: one still in its buffer, or one it would send
  * again after a reconnect, is dropped, so a decision given up on during an outage cannot be counted
  * later by the Redis that comes back. A command Redis already received still runs there.
  */
-final class RedisDecision extends CompletableFuture<ClusterDecision>
-    implements BiConsumer<List<Long>, Throwable> {
+final class RedisDecision<T> extends CompletableFuture<T> implements BiConsumer<List<Long>, Throwable> {
 
   private final RedisClusterAsyncCommands<byte[], byte[]> commands;
   private final RedisScript script;
   private final byte[][] keys;
   private final byte[][] arguments;
+  private final Function<@Nullable List<Long>, T> reading;
   private volatile @Nullable RedisFuture<List<Long>> command;
   private boolean reloaded; // written and read by the callback only, which runs once per command
 
   RedisDecision(RedisClusterAsyncCommands<byte[], byte[]> commands, RedisScript script, byte[][] keys,
-      byte[][] arguments) {
+      byte[][] arguments, Function<@Nullable List<Long>, T> reading) {
     this.commands = commands;
     this.script = script;
     this.keys = keys;
     this.arguments = arguments;
+    this.reading = reading;
   }
 
-  RedisDecision start() {
+  RedisDecision<T> start() {
     send(commands.evalsha(script.sha, ScriptOutputType.MULTI, keys, arguments));
     return this;
   }
@@ -54,7 +57,7 @@ final class RedisDecision extends CompletableFuture<ClusterDecision>
   public void accept(@Nullable List<Long> reply, @Nullable Throwable failure) {
     if (failure == null) {
       try {
-        complete(decision(reply));
+        complete(reading.apply(reply));
       } catch (RuntimeException e) {
         completeExceptionally(e);
       }
@@ -76,7 +79,8 @@ final class RedisDecision extends CompletableFuture<ClusterDecision>
     return cancelled;
   }
 
-  private static ClusterDecision decision(@Nullable List<Long> reply) {
+  /** Reads a decision script's reply. */
+  static ClusterDecision decision(@Nullable List<Long> reply) {
     if (reply == null || reply.size() < 3 || reply.size() > 5) {
       throw new IllegalStateException("unexpected reply of the Weir script: " + reply);
     }

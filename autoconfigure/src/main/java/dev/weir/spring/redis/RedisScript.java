@@ -14,6 +14,8 @@ final class RedisScript {
   static final RedisScript SEVERAL_LIMITS = load("several-limits.lua");
   static final RedisScript ANNOUNCE = load("announce.lua");
   static final RedisScript GCRA = load("gcra.lua");
+  static final RedisScript LEASE_WINDOW = load("lease-window.lua");
+  static final RedisScript LEASE_GCRA = load("lease-gcra.lua");
 
   final byte[] bytes;
   final String sha;

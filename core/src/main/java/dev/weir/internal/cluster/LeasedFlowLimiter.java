@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 
@@ -134,6 +135,12 @@ public final class LeasedFlowLimiter extends FlowLimiter {
   private final AtomicLong granted = new AtomicLong();
   /** Permits of closed leases that were not spent. */
   private final AtomicLong unspent = new AtomicLong();
+  /**
+   * Permits of calls this limiter refused because the store refused (here or in a lease): with the
+   * permits spent, what this instance asks for, so that its demand ({@link #demand()}) is not
+   * underestimated while the limit is short.
+   */
+  private final LongAdder refusedPermits = new LongAdder();
   /** Spending rate at the last request, permits per nanosecond; see {@link #measure}. */
   private double rate;
   private long measuredAt = Long.MIN_VALUE;
@@ -232,6 +239,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
       Refusal refused = refusal;
       if (refused != null && now - refused.until < 0) {
         guard.blocked.increment();
+        refusedPermits.add(permits);
         return refused(refused.until - now);
       }
       RoundTrip joined = (RoundTrip) PENDING.getVolatile(this);
@@ -312,6 +320,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
     }
     if (answer != null && answer.refused()) {
       guard.blocked.increment();
+      refusedPermits.add(permits);
       return refused(TimeUnit.MILLISECONDS.toNanos(answer.retryAfterMillis()));
     }
     return AGAIN;
@@ -376,8 +385,8 @@ public final class LeasedFlowLimiter extends FlowLimiter {
   }
 
   /**
-   * Measures this instance's rate of spending at a request: the permits spent since the last
-   * request over the time since, at {@code now}. Runs in {@link #send} only, which one thread at a
+   * Measures this instance's rate of spending at a request: the permits spent (and refused for want
+   * of a lease) since the last request over the time since, at {@code now}. Runs in {@link #send} only, which one thread at a
    * time runs (the one that set {@link #pending}).
    */
   private void measure(long now) {
@@ -386,7 +395,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
     if (following != null) {
       inHand += Math.max(0, following.get());
     }
-    long spentTotal = granted.get() - inHand - unspent.get();
+    long spentTotal = granted.get() - inHand - unspent.get() + refusedPermits.sum();
     long elapsed = now - measuredAt;
     if (measuredAt != Long.MIN_VALUE && elapsed > 0) {
       rate = (double) (spentTotal - spentAtMeasure) / elapsed;

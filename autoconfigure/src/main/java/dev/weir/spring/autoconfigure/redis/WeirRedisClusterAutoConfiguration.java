@@ -51,6 +51,7 @@ public final class WeirRedisClusterAutoConfiguration {
       prefix = "weir";
     }
     return new RedisClusterClient(lettuce, prefix,
-        properties.getCluster().getFallback() == dev.weir.cluster.ClusterFallback.SHARE);
+        properties.getCluster().getFallback() == dev.weir.cluster.ClusterFallback.SHARE,
+        properties.getCluster().isLease());
   }
 }

@@ -1,0 +1,206 @@
+package dev.weir.spring.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.weir.ClusterStatus;
+import dev.weir.Weir;
+import dev.weir.cluster.ClusterFallback;
+import dev.weir.rule.FlowRule;
+import dev.weir.rule.RuleSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Leases ({@code weir.cluster.lease}) on a real {@code redis-server}: instances, each its own engine,
+ * Redis client and connection, on real threads and the real clock, sharing one limit. The bound
+ * asserted is the one docs/cluster-leases.md derives: in any window-long span of the engines' own
+ * readings, at most {@code count} plus one call per thread (a call whose reading was taken before the
+ * lease it spends from was granted), times 1.01 for the rates of the two clocks.
+ *
+ * <p>Decisions get a deadline of a second and the {@code deny} fallback, so that a round trip that
+ * misses Redis can only refuse: the bound cannot be met by luck, and the tests also assert that no
+ * decision fell back.
+ */
+@Timeout(120)
+class ClusterLeaseTests extends WithSharedRedisServer {
+
+  private static final AtomicInteger PREFIXES = new AtomicInteger();
+  private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
+
+  private final String prefix = "lease" + PREFIXES.incrementAndGet();
+  private final LeasedInstances fleet = new LeasedInstances();
+
+  @AfterEach
+  void closeFleet() {
+    fleet.close();
+  }
+
+  private List<Weir> instances(int n, FlowRule rule) {
+    List<Weir> engines = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      engines.add(fleet.start(redis, prefix, LeasedInstances.options(ClusterFallback.DENY, Duration.ofSeconds(1)),
+          RuleSet.of(rule)));
+    }
+    return engines;
+  }
+
+  /** Runs {@code threads} threads per engine calling {@code resource} as fast as they can for {@code nanos}. */
+  private static List<LeasedInstances.Times> hammer(List<Weir> engines, int threads, String resource, long nanos)
+      throws InterruptedException {
+    List<LeasedInstances.Times> times = new ArrayList<>();
+    List<Thread> running = new ArrayList<>();
+    CountDownLatch start = new CountDownLatch(1);
+    long[] end = new long[1];
+    for (Weir engine : engines) {
+      for (int t = 0; t < threads; t++) {
+        LeasedInstances.Times mine = new LeasedInstances.Times();
+        times.add(mine);
+        Thread thread = new Thread(() -> {
+          try {
+            start.await();
+          } catch (InterruptedException e) {
+            return;
+          }
+          while (true) {
+            long reading = System.nanoTime(); // the engine's reading of this call is this or later
+            if (reading - end[0] >= 0) {
+              return;
+            }
+            if (LeasedInstances.call(engine, resource)) {
+              mine.add(reading);
+            }
+          }
+        });
+        thread.start();
+        running.add(thread);
+      }
+    }
+    end[0] = System.nanoTime() + nanos;
+    start.countDown();
+    for (Thread thread : running) {
+      thread.join(nanos / 1_000_000 + 30_000);
+      assertThat(thread.isAlive()).isFalse();
+    }
+    return times;
+  }
+
+  @Test
+  void threeInstancesOnRealThreadsStayWithinTheBoundInEveryWindow() throws Exception {
+    int count = 3000;
+    FlowRule rule = FlowRule.builder("hot").count(count).exact(true).clusterMode(true).build();
+    List<Weir> engines = instances(3, rule);
+    int threads = 2;
+    List<LeasedInstances.Times> times = hammer(engines, threads, "hot", 3 * SECOND);
+
+    long[] all = LeasedInstances.Times.all(times);
+    int most = LeasedInstances.mostInAnySpan(all, SECOND);
+    int bound = (int) Math.floor(count * 1.01) + engines.size() * threads;
+    assertThat(most).as("admissions in the busiest 1 s span of the engines' readings").isLessThanOrEqualTo(bound);
+    // Not by starving the limit: a saturated limit admits about count * window / (window + v + width)
+    // per window (v = width = window / 100), less what leases strand; over 3 s at least 2 windows' worth.
+    assertThat(all.length).as("admissions in 3 s").isGreaterThanOrEqualTo(2 * count);
+    long leaseRequests = 0;
+    long admitted = 0;
+    for (Weir engine : engines) {
+      ClusterStatus status = LeasedInstances.status(engine);
+      assertThat(status.fallbacks()).as("decisions that fell back").isZero();
+      leaseRequests += status.leaseRequests();
+      admitted += status.admitted();
+    }
+    assertThat(admitted).isEqualTo(all.length);
+    assertThat(leaseRequests).as("lease round trips").isPositive().isLessThan(all.length);
+    System.out.printf("leases: %d admitted in 3 s, busiest 1 s span %d (bound %d), %d lease round trips%n",
+        all.length, most, bound, leaseRequests);
+  }
+
+  @Test
+  void aHotKeyWithinItsLimitCostsAtMostOneRedisCommandPerHundredAdmittedCalls() throws Exception {
+    FlowRule rule = FlowRule.builder("hot").count(50_000_000).clusterMode(true).build();
+    List<Weir> engines = instances(2, rule);
+    hammer(engines, 2, "hot", SECOND); // warm up: the blocks grow to the spending rate
+    redis.command("CONFIG", "RESETSTAT");
+    long before = admitted(engines);
+    hammer(engines, 2, "hot", SECOND);
+    long calls = LeasedInstances.scriptCalls(redis);
+    long admitted = admitted(engines) - before;
+    assertThat(admitted).isPositive();
+    double perHundred = 100.0 * calls / admitted;
+    System.out.printf("leases: %d admitted in 1 s with %d Redis commands (%.4f per 100 admitted)%n", admitted,
+        calls, perHundred);
+    assertThat(perHundred).as("Redis commands per 100 admitted calls").isLessThanOrEqualTo(1.0);
+    for (Weir engine : engines) {
+      assertThat(LeasedInstances.status(engine).fallbacks()).isZero();
+    }
+  }
+
+  @Test
+  void unevenDemandSeventyTwentyTenStarvesNobodyUpToItsFairShare() throws Exception {
+    int count = 600;
+    FlowRule rule = FlowRule.builder("shared").count(count).exact(true).clusterMode(true).build();
+    List<Weir> engines = instances(3, rule);
+    // Demand twice the limit, 70/20/10: 840, 240 and 120 calls/s. Max-min fair shares of 600: the
+    // smallest asks 120 (below 600 / 3) and gets it, the middle one 240 (of the 480 left / 2), the
+    // largest the 240 left.
+    double[] perSecond = {840, 240, 120};
+    int[] share = {240, 240, 120};
+    long seconds = 5;
+    LeasedInstances.Times[] times = new LeasedInstances.Times[3];
+    Thread[] threads = new Thread[3];
+    long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+    long end = start + seconds * SECOND;
+    for (int i = 0; i < 3; i++) {
+      LeasedInstances.Times mine = new LeasedInstances.Times();
+      times[i] = mine;
+      Weir engine = engines.get(i);
+      long period = (long) (SECOND / perSecond[i]);
+      threads[i] = new Thread(() -> {
+        // Paced at a fixed rate: a call late for its slot is made at once, so the rate holds on average.
+        for (long slot = start; slot - end < 0; slot += period) {
+          long wait = slot - System.nanoTime();
+          if (wait > 0) {
+            LockSupport.parkNanos(wait);
+          }
+          long reading = System.nanoTime();
+          if (LeasedInstances.call(engine, "shared")) {
+            mine.add(reading);
+          }
+        }
+      });
+      threads[i].start();
+    }
+    for (Thread thread : threads) {
+      thread.join(TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()) + 30_000);
+      assertThat(thread.isAlive()).isFalse();
+    }
+    // The last three seconds: the demands are known to Redis by then.
+    long from = end - 3 * SECOND;
+    int total = 0;
+    for (int i = 0; i < 3; i++) {
+      int got = times[i].between(from, end);
+      total += got;
+      System.out.printf("leases, fair shares: instance %d asked %.0f/s, got %.1f/s (share %d/s)%n", i, perSecond[i],
+          got / 3.0, share[i]);
+      assertThat(got).as("admissions of instance %d in 3 s (fair share %d/s)", i, share[i])
+          .isGreaterThanOrEqualTo((int) (0.75 * 3 * share[i]));
+    }
+    long[] all = LeasedInstances.Times.all(List.of(times));
+    assertThat(LeasedInstances.mostInAnySpan(all, SECOND)).isLessThanOrEqualTo((int) Math.floor(count * 1.01) + 3);
+    assertThat(total).isLessThanOrEqualTo(3 * ((int) Math.floor(count * 1.01) + 3));
+  }
+
+  private static long admitted(List<Weir> engines) {
+    long sum = 0;
+    for (Weir engine : engines) {
+      sum += LeasedInstances.status(engine).admitted();
+    }
+    return sum;
+  }
+}
