@@ -143,7 +143,8 @@ final class ClusterFaults {
    * The rule shapes every fault drill runs with, each decided by its own script: {@code window} (one
    * bucketed rule, {@code sliding-window.lua}), {@code exact} (one exact rule, {@code exact-window.lua}),
    * {@code two} (the bucketed rule and a second, generous, per-minute exact rule on the same
-   * resource, decided together by {@code several-limits.lua}).
+   * resource, decided together by {@code several-limits.lua}). {@code lease-window} and
+   * {@code lease-exact} are the first two with {@code weir.cluster.lease} ({@code lease-window.lua}).
    */
   static final String[] SHAPES = {"window", "exact", "two"};
 
@@ -153,6 +154,11 @@ final class ClusterFaults {
     switch (shape) {
       case "window" -> { }
       case "exact" -> map.put("weir.flow[0].exact", "true");
+      case "lease-window" -> map.put("weir.cluster.lease", "true");
+      case "lease-exact" -> {
+        map.put("weir.cluster.lease", "true");
+        map.put("weir.flow[0].exact", "true");
+      }
       case "two" -> {
         map.put("weir.flow[1].resource", ClusterFaultApplication.RESOURCE);
         map.put("weir.flow[1].count", "10000");
@@ -170,6 +176,7 @@ final class ClusterFaults {
     return scriptSha(switch (shape) {
       case "exact" -> "exact-window.lua";
       case "two" -> "several-limits.lua";
+      case "lease-window", "lease-exact" -> "lease-window.lua";
       default -> "sliding-window.lua";
     });
   }

@@ -213,6 +213,16 @@ public final class ClusterGuard {
     return probe ? PROBE : NORMAL;
   }
 
+  /**
+   * Whether round trips are failing at {@code now}: the breaker is not closed, or the round trips of
+   * its closed period failed one or more times in a row. Lease round trips are then waited for by
+   * the call that started them only ({@link LeasedFlowLimiter}).
+   */
+  boolean failing(long now) {
+    Circuit.Phase<AtomicInteger> period = circuit.closedPeriod(now);
+    return period == null || period.window().get() != 0;
+  }
+
   /** Gives back the place in flight of a round trip the store will not see its future of. */
   void untrack() {
     inFlight.release(1);

@@ -38,7 +38,10 @@ import org.jspecify.annotations.Nullable;
  *       measures a duration on its own ticker, never compares its time with the store's).
  *   <li><b>One round trip at a time</b> ({@link #pending}, set by CAS): calls that find the lease
  *       empty or ended join the round trip in flight instead of sending their own, each waiting at
- *       most the deadline ({@link ClusterGuard}'s timeout). The round trip goes through the guard as a
+ *       most the deadline ({@link ClusterGuard}'s timeout); but not a probe of the open breaker, nor a
+ *       round trip sent after failures ({@link ClusterGuard#failing}): those only their own call
+ *       waits for, and the others fall back at once, so a store that hangs holds the calls of one
+ *       round trip once, then one call per round trip. The round trip goes through the guard as a
  *       per-call decision does (breaker, in-flight bound) and counts towards the breaker once,
  *       whatever number of calls waited for it.
  *   <li><b>Renewal ahead.</b> A call that leaves a lease of four permits or more at a quarter of its
@@ -64,7 +67,8 @@ import org.jspecify.annotations.Nullable;
  *       permits and at most four times the current block, and at most {@code floor(count) / 16}
  *       (at least 1); a lease ended with permits left sizes the next one by what was spent.
  *   <li><b>Refusals cost nothing remote.</b> A lease the store refuses (the limit has no room)
- *       refuses every call of this limiter, here, until the store's retry-after has passed.
+ *       refuses every call of this limiter, here, until the store's retry-after has passed, or a
+ *       lease's validity (at least 100 ms) if that is sooner: then the next call asks again.
  *   <li><b>Failures.</b> When the store cannot answer in time (or the breaker is open, or too many
  *       round trips are in flight), the calls waiting fall back as per-call decisions do
  *       ({@link ClusterFlowLimiter#fallBack}), each counted once. A lease the store granted after the
@@ -94,6 +98,8 @@ public final class LeasedFlowLimiter extends FlowLimiter {
   private static final long GROWTH = 4;
   private static final long MIN_VALID_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
   private static final long MAX_VALID_NANOS = TimeUnit.SECONDS.toNanos(10);
+  /** The least time a refusal of the store is kept locally for (when its retry-after is longer). */
+  private static final long MIN_REFUSAL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
   private static final VarHandle PENDING;
   private static final VarHandle CURRENT;
@@ -120,6 +126,13 @@ public final class LeasedFlowLimiter extends FlowLimiter {
   final long maxBlock;
   final long validNanos;
   private final long intervalNanos;
+  /**
+   * The longest a refusal of the store is kept locally: a lease's validity, at least
+   * {@link #MIN_REFUSAL_NANOS}. A store's retry-after may be hours for a daily quota; asking again
+   * after this long instead costs one round trip per this span and instance, and lets a store that
+   * lost its counts (restarted empty) admit again as soon as a per-call decision would.
+   */
+  private final long refusalNanos;
 
   private volatile Lease current = Lease.NONE;
   /** A lease renewed ahead of time while {@link #current} still had permits: spent once that one is. */
@@ -168,6 +181,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
     this.maxBlock = Math.max(1, limit / 16);
     this.intervalNanos = intervalNanos;
     this.validNanos = validity(intervalNanos);
+    this.refusalNanos = Math.max(MIN_REFUSAL_NANOS, validNanos);
   }
 
   /**
@@ -243,6 +257,11 @@ public final class LeasedFlowLimiter extends FlowLimiter {
         return refused(refused.until - now);
       }
       RoundTrip joined = (RoundTrip) PENDING.getVolatile(this);
+      if (joined != null && (joined.probe || guard.failing(now))) {
+        // A probe of an open breaker, or a round trip after failures: only its own call waits for it,
+        // as with per-call decisions, so that a store that hangs holds one call per round trip.
+        return fallBack(joined.probe ? FallbackReason.BREAKER_OPEN : FallbackReason.SATURATED, permits, now, waits);
+      }
       if (joined == null) {
         int entered = guard.enter(now);
         if (entered < 0) {
@@ -447,7 +466,8 @@ public final class LeasedFlowLimiter extends FlowLimiter {
         guard.timer.watch(this, valid);
       }
     } else if (answer.refused()) {
-      refusal = new Refusal(clock.read() + TimeUnit.MILLISECONDS.toNanos(answer.retryAfterMillis()));
+      long retry = Math.min(TimeUnit.MILLISECONDS.toNanos(answer.retryAfterMillis()), refusalNanos);
+      refusal = new Refusal(clock.read() + retry);
     }
   }
 
