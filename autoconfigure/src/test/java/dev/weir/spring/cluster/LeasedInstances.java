@@ -30,6 +30,14 @@ final class LeasedInstances implements AutoCloseable {
 
   /** Starts an instance with leases on against {@code redis}; returns its engine once its client connected. */
   Weir start(RedisServer redis, String prefix, ClusterOptions options, RuleSet rules) {
+    RedisClusterClient client = client(redis, prefix);
+    Weir weir = Weir.builder().cluster(client, options.withLease(true)).rules(rules).build();
+    engines.add(weir);
+    return weir;
+  }
+
+  /** A Redis client with leases on, on a connection of its own, once connected. */
+  RedisClusterClient client(RedisServer redis, String prefix) {
     LettuceConnectionFactory factory =
         new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port()));
     factory.afterPropertiesSet();
@@ -38,9 +46,7 @@ final class LeasedInstances implements AutoCloseable {
     RedisClusterClient client = new RedisClusterClient(factory, prefix, false, true);
     clients.add(client);
     ClusterFaults.await("the Redis client connects", client::connected);
-    Weir weir = Weir.builder().cluster(client, options.withLease(true)).rules(rules).build();
-    engines.add(weir);
-    return weir;
+    return client;
   }
 
   /** Options with a generous deadline and {@code fallback}. */
