@@ -9,6 +9,9 @@
 #   4. per-key decisions (10^4 distinct keys, the per-key script gcra.lua): redis-benchmark EVALSHA
 #      (-r 10000 random keys, -c 16 and 64, -P 16) beside JMH PerKeyClusterBenchmark from one JVM
 #      (Weir's Redis client, and Bucket4j's Lettuce-based proxy manager with the same limit; -t 16, 64),
+#   5. leases (JMH LeaseBenchmark: a guarded call with the rule local, in Redis per call, and leased with
+#      weir.cluster.lease; one hot key and 10^4 keys; -t 16 and 64; throughput, sampled percentiles,
+#      and Redis commands per 100 admitted calls in the last measured iteration, from INFO commandstats),
 # and writes benchmarks/results/cluster.md, with Redis' own CPU time per decision in each phase
 # (INFO cpu / commandstats), which tells whether redis-server's one thread is the limit. Never part
 # of the test command. On a small machine the JVM and redis-server share the cores.
@@ -16,7 +19,7 @@
 #   flock /tmp/jmh.lock benchmarks/cluster.sh    # about 4 minutes
 # Overrides (environment): FORKS (1), WARMUP_ITERATIONS (2), WARMUP_TIME (2s), ITERATIONS (3),
 # TIME (2s), THREADS ("16 64"), REQUESTS (redis-benchmark -n, 200000), FIXED_SECONDS (per round, 10),
-# FIXED_ROUNDS (3), PHASES ("flow perkey fixed": which of 1+2, 4 and 3 to run), KEYS (10000),
+# FIXED_ROUNDS (3), PHASES ("flow perkey fixed lease": which of 1+2, 4, 3 and 5 to run), KEYS (10000),
 # JAVA (java), WEIR_TARGET (build folder, target-clbench), SKIP_BUILD=1, OUT (results/cluster.md).
 set -euo pipefail
 
@@ -31,12 +34,12 @@ threads=${THREADS:-16 64}
 requests=${REQUESTS:-200000}
 fixed_seconds=${FIXED_SECONDS:-10}
 fixed_rounds=${FIXED_ROUNDS:-3}
-phases=" ${PHASES:-flow perkey fixed} "
+phases=" ${PHASES:-flow perkey fixed lease} "
 keys=${KEYS:-10000}
 java=${JAVA:-java}
 target=${WEIR_TARGET:-target-clbench}
 # A run of some phases only writes a file of its own, so that it cannot replace the published table.
-if [ "${PHASES:-flow perkey fixed}" = "flow perkey fixed" ]; then
+if [ "${PHASES:-flow perkey fixed lease}" = "flow perkey fixed lease" ]; then
   out=${OUT:-$root/benchmarks/results/cluster.md}
 else
   out=${OUT:-$root/benchmarks/results/cluster-${PHASES// /-}.md}
@@ -138,6 +141,18 @@ fi
 if [[ "$phases" == *" fixed "* ]]; then
   "$java" -cp "$jar" dev.weir.benchmarks.cluster.FixedRateLatency "$port" "$fixed_seconds" "$fixed_rounds" 5 \
     > "$work/fixed.txt"
+fi
+
+# Leases: local, per call and leased decisions, one hot key and $keys keys.
+if [[ "$phases" == *" lease "* ]]; then
+  for t in $threads; do
+    # shellcheck disable=SC2086
+    "$java" -jar "$jar" LeaseBenchmark $params -p keys="1,$keys" -p stats="$work/lease-stats.txt" -t "$t" -bm thrpt \
+      -rf json -rff "$work/lease-thrpt-t$t.json"
+    # shellcheck disable=SC2086
+    "$java" -jar "$jar" LeaseBenchmark $params -p keys="1,$keys" -t "$t" -bm sample -tu us -rf json \
+      -rff "$work/lease-sample-t$t.json"
+  done
 fi
 
 python3 - "$work" "$out" "$java" "$params" "$threads" "$requests" "$fixed_seconds" "$fixed_rounds" "$command" <<'PY'
@@ -283,6 +298,51 @@ if pk:
             lines.append(f'- {t} threads: Weir {w[3]:,.0f} / redis-benchmark {rb[3]:,.0f} = {w[3] / rb[3]:.0%} '
                          f'({"met" if w[3] / rb[3] >= 0.5 else "missed"})' + (
                              f'; Bucket4j {b[3]:,.0f}/s, p99 {b[5]:.3f} ms against Weir\'s {w[5]:.3f} ms' if b else ''))
+# Leases: decisions per second, percentiles and Redis commands per 100 admitted calls.
+stats = {}
+if os.path.exists(os.path.join(work, 'lease-stats.txt')):
+    for line in open(os.path.join(work, 'lease-stats.txt')):
+        mode, nkeys, t, admitted, scripts = line.split()
+        stats[(mode, nkeys, t)] = (int(admitted), int(scripts))  # the last iteration of each run wins
+lease_rows = []
+for t in threads:
+    path = os.path.join(work, f'lease-thrpt-t{t}.json')
+    if not os.path.exists(path):
+        continue
+    sample = {(b['params']['mode'], b['params']['keys']): b for b in json.load(open(os.path.join(work, f'lease-sample-t{t}.json')))}
+    for b in json.load(open(path)):
+        mode, nkeys = b['params']['mode'], b['params']['keys']
+        pct = sample[(mode, nkeys)]['primaryMetric']['scorePercentiles']
+        admitted, scripts = stats.get((mode, nkeys, t), (0, 0))
+        per100 = 100.0 * scripts / admitted if admitted else None
+        lease_rows.append((mode, nkeys, t, b['primaryMetric']['score'], pct['50.0'] / 1000, pct['99.0'] / 1000, per100))
+if lease_rows:
+    lines.append('')
+    lines.append('## Leases (`weir.cluster.lease`)')
+    lines.append('')
+    lines.append('One guarded call (`tryEntry` + close) with its rule local (`local`), counted in Redis per call '
+                 '(`percall`) or leased (`lease`); one hot key (a flow rule) or '
+                 f'{os.environ.get("KEYS", "10000")} keys (a param-flow rule, a uniformly random key per call); a limit no '
+                 'run reaches. Redis commands: EVALSHA and EVAL calls per 100 admitted calls in the last measured '
+                 'iteration (steady state), from `INFO commandstats`.')
+    lines.append('')
+    lines.append('| mode | keys | threads | decisions/s | p50 (ms) | p99 (ms) | Redis commands per 100 admitted | vs local |')
+    lines.append('|---|---:|---:|---:|---:|---:|---:|---:|')
+    local = {(r[1], r[2]): r[3] for r in lease_rows if r[0] == 'local'}
+    for mode, nkeys, t, ops, p50, p99, per100 in lease_rows:
+        vs = f'{ops / local[(nkeys, t)]:.2f}×' if (nkeys, t) in local else ''
+        cmds = '' if per100 is None else f'{per100:.4f}'
+        lines.append(f'| {mode} | {nkeys} | {t} | {ops:,.0f} | {p50:.4f} | {p99:.4f} | {cmds} | {vs} |')
+    lines.append('')
+    for mode, nkeys, t, ops, p50, p99, per100 in lease_rows:
+        if mode != 'lease' or nkeys != '1':
+            continue
+        ratio = ops / local[(nkeys, t)] if (nkeys, t) in local else None
+        if ratio is not None:
+            lines.append(f'- {t} threads, hot key: leased {ops:,.0f}/s = {ratio:.2f}× local '
+                         f'({"met" if ratio >= 0.8 else "missed"}: goal ≥ 0.8×); '
+                         + ('' if per100 is None else f'{per100:.4f} Redis commands per 100 admitted '
+                            f'({"met" if per100 <= 1 else "missed"}: goal ≤ 1)'))
 open(out, 'w').write('\n'.join(lines) + '\n')
 print('\n'.join(lines))
 PY
