@@ -44,7 +44,7 @@ import org.jspecify.annotations.Nullable;
  *       round trip once, then one call per round trip. The round trip goes through the guard as a
  *       per-call decision does (breaker, in-flight bound) and counts towards the breaker once,
  *       whatever number of calls waited for it.
- *   <li><b>Renewal ahead.</b> A call that leaves a lease of four permits or more at a quarter of its
+ *   <li><b>Renewal ahead.</b> A call that leaves a lease of four permits or more at half its
  *       size or less, or spends from it in the last quarter of its time, starts the next round trip
  *       without waiting for it ({@link LeaseRequest#ahead()}), so that a busy instance rarely waits.
  *       The answer replaces {@link #current}; the lease it replaces is closed first (its permits left
@@ -644,7 +644,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
       this.startedAt = startedAt;
       this.endsAt = startedAt + validNanos;
       this.ahead = size >= AHEAD_FROM;
-      this.lowWater = size / 4;
+      this.lowWater = size / 2;
       this.renewAt = startedAt + validNanos - validNanos / 4;
     }
 
