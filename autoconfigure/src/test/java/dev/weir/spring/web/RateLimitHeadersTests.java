@@ -57,4 +57,22 @@ class RateLimitHeadersTests {
     assertThat(unnamed).containsExactly(Map.entry("RateLimit-Policy", "\"param-flow\";q=2;w=10"),
         Map.entry("RateLimit", "\"param-flow\";r=0;t=4"));
   }
+
+  /** Quotas of a day and of 30 days (cluster mode counts them in Redis): w in seconds, q beyond int. */
+  @Test
+  void quotasThatSpanDaysAreWrittenInSecondsAndCountsBeyondIntAsTheyAre() {
+    Map<String, String> daily = new LinkedHashMap<>();
+    FlowRule day = FlowRule.builder("r").count(25_000).interval(Duration.ofDays(1)).clusterMode(true).name("daily")
+        .build();
+    RateLimitHeaders.write(new FlowException("r", day, Duration.ofHours(20).toNanos()), daily::put);
+    assertThat(daily).containsExactly(Map.entry("RateLimit-Policy", "\"daily\";q=25000;w=86400"),
+        Map.entry("RateLimit", "\"daily\";r=0;t=72000"));
+
+    Map<String, String> monthly = new LinkedHashMap<>();
+    FlowRule month = FlowRule.builder("r").count(3_000_000_000d).interval(Duration.ofDays(30)).clusterMode(true)
+        .name("monthly").build();
+    RateLimitHeaders.write(new FlowException("r", month, Duration.ofDays(29).toNanos()), monthly::put);
+    assertThat(monthly).containsExactly(Map.entry("RateLimit-Policy", "\"monthly\";q=3000000000;w=2592000"),
+        Map.entry("RateLimit", "\"monthly\";r=0;t=2505600"));
+  }
 }
