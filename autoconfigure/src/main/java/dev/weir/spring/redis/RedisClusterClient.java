@@ -46,6 +46,12 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * Lettuce never sends it later to the Redis that comes back. Every key of a resource carries the resource as its hash tag, so all of them live
  * on one Redis Cluster slot.
  *
+ * <p>With {@code lease} ({@code weir.cluster.lease}), cluster-mode rules lease blocks of permits
+ * ({@link #leases}, {@link #keyLeases}): a flow rule on its own hash,
+ * {@code <prefix>:{<resource>}:lease:<scope>:<interval>ms} ({@code lease-window.lua}), a key of a
+ * param-flow rule on the key's GCRA state ({@code lease-gcra.lua}); see docs/cluster-leases.md for
+ * the bound they keep.
+ *
  * <p>With {@code announce} (the {@code share} fallback), the client also announces its instance:
  * every {@link #HEARTBEAT} it adds its id to the sorted set {@code <prefix>:instances}, scored by
  * Redis time, drops ids silent for {@link #INSTANCE_TTL}, and keeps the number of live ids it was
