@@ -1,6 +1,7 @@
 package dev.weir.spring.rules;
 
 import static dev.weir.spring.rules.Eventually.await;
+import static dev.weir.spring.rules.Eventually.settled;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weir.Weir;
@@ -134,6 +135,7 @@ class RuleFileSwapTests {
       assertThat(swapped).isTrue();
       assertThat(resourcesIn(file, weir)).containsExactlyInAnyOrder("new", "posted");
       await("the new target's rules in force", () -> count(weir, "new") == 2);
+      settled(context.getBean(RuleSources.class));
       assertThat(count(weir, "posted")).isEqualTo(3);
       assertThat(Files.isSymbolicLink(file)).isTrue();
     }
