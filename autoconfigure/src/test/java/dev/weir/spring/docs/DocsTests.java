@@ -1,0 +1,87 @@
+package dev.weir.spring.docs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The repository's documentation, the README and every page under {@code docs/}, checked by
+ * {@link DocsChecker}: Java snippets are regions of compiled sources, {@code weir:} YAML binds and
+ * validates, links and anchors land, and the README stays a short entry point that keeps the two
+ * commands CI and the samples depend on.
+ */
+class DocsTests {
+
+  private static final Path ROOT = Path.of("..");
+  private static final DocsChecker DOCS = new DocsChecker(ROOT);
+
+  /** The pages issue 30 asks for, and the pages other pages are built around. */
+  private static final List<String> PAGES = List.of(
+      "docs/README.md", "docs/getting-started.md", "docs/annotation.md", "docs/rules.md",
+      "docs/async-and-reactive.md", "docs/routes-and-keys.md", "docs/http.md", "docs/rule-sources.md",
+      "docs/shadow-mode.md", "docs/observability.md", "docs/endpoint.md", "docs/dashboard.md", "docs/cluster.md",
+      "docs/adaptive-limits.md", "docs/security.md", "docs/testing.md", "docs/performance.md", "docs/engine.md",
+      "docs/design/engine.md", "docs/outgoing-calls.md", "docs/retry-budgets.md", "docs/grpc.md",
+      "docs/how-to/limit-an-api-per-key.md", "docs/how-to/roll-out-a-limit-dark.md",
+      "docs/how-to/protect-a-slow-dependency.md", "docs/how-to/run-a-fleet-on-redis.md",
+      "docs/migrating/from-sentinel.md", "docs/migrating/from-resilience4j.md", "docs/migrating/from-bucket4j.md");
+
+  @Test
+  void theReadmeIsShortLinksIntoTheReferenceAndKeepsItsTwoCommands() throws IOException {
+    List<String> readme = Files.readAllLines(ROOT.resolve("README.md"));
+    assertThat(readme).as("lines of the README").hasSizeLessThanOrEqualTo(300);
+    assertThat(readme).as("the test command CI runs, and the sample's run command")
+        .contains("mvn -B -ntp verify", "mvn -B -ntp -pl sample-app -am spring-boot:run");
+    assertThat(DOCS.page(ROOT.resolve("README.md")).links()).extracting(Markdown.Link::target)
+        .anySatisfy(target -> assertThat(target).startsWith("docs/getting-started.md"))
+        .anySatisfy(target -> assertThat(target).startsWith("docs/migrating/from-sentinel.md"))
+        .anySatisfy(target -> assertThat(target).startsWith("docs/migrating/from-resilience4j.md"))
+        .anySatisfy(target -> assertThat(target).startsWith("docs/migrating/from-bucket4j.md"));
+  }
+
+  @Test
+  void everyPageOfTheReferenceExists() {
+    assertThat(PAGES).allSatisfy(page -> assertThat(ROOT.resolve(page)).isRegularFile());
+    assertThat(DOCS.pages()).hasSizeGreaterThanOrEqualTo(PAGES.size());
+  }
+
+  @Test
+  void everyFenceNamesItsLanguage() {
+    assertThat(all(DOCS::fenceProblems)).isEmpty();
+  }
+
+  @Test
+  void everyJavaSnippetIsARegionOfACompiledSource() {
+    long java = DOCS.pages().stream().flatMap(page -> DOCS.page(page).fences().stream())
+        .filter(fence -> fence.language().equals("java")).count();
+    assertThat(java).as("Java snippets found (the parser reads the pages)").isGreaterThan(25);
+    assertThat(all(DOCS::snippetProblems)).isEmpty();
+  }
+
+  @Test
+  void everyWeirYamlBindsAndValidates() {
+    long yaml = DOCS.pages().stream().flatMap(page -> DOCS.page(page).fences().stream())
+        .filter(fence -> fence.language().equals("yaml") && fence.text().contains("weir:")).count();
+    assertThat(yaml).as("weir: YAML snippets found").isGreaterThan(25);
+    assertThat(all(DOCS::yamlProblems)).isEmpty();
+  }
+
+  @Test
+  void everyLinkAndAnchorResolves() {
+    long links = DOCS.pages().stream().mapToLong(page -> DOCS.page(page).links().size()).sum();
+    assertThat(links).as("links found").isGreaterThan(200);
+    assertThat(all(DOCS::linkProblems)).isEmpty();
+  }
+
+  private static List<String> all(Function<Path, List<String>> check) {
+    List<String> out = new ArrayList<>();
+    DOCS.pages().forEach(page -> out.addAll(check.apply(page)));
+    return out;
+  }
+}
