@@ -103,6 +103,24 @@ class DocsCheckerTests {
   }
 
   @Test
+  void aJavaFenceMarkedUncheckedNeedsAReasonAndIsListed() throws IOException {
+    DocsChecker checker = checker("""
+        <!-- unchecked-java: needs a library no module has -->
+        ```java
+        class Shown { }
+        ```
+
+        <!-- unchecked-java: -->
+        ```java
+        class NoReason { }
+        ```
+        """);
+    assertThat(checker.snippetProblems(page())).singleElement().asString()
+        .contains("page.md:7", "a Java snippet without its source");
+    assertThat(checker.uncheckedJava(page())).containsExactly("docs/page.md:2: needs a library no module has");
+  }
+
+  @Test
   void aFenceWithoutALanguageIsAProblem() throws IOException {
     DocsChecker checker = checker("""
         ```

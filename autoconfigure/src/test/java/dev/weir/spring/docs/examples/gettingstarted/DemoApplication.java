@@ -1,5 +1,6 @@
 package dev.weir.spring.docs.examples.gettingstarted;
 
+// tag::application[]
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 
@@ -12,3 +13,4 @@ public class DemoApplication {
     SpringApplication.run(DemoApplication.class, args);
   }
 }
+// end::application[]
