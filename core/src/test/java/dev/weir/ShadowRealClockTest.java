@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Timeout;
  * rule in force and, right after each call, another engine with the same rule in shadow mode, at
  * several times the rule's rate. The shadow engine refuses nothing and admits every call; what it
  * counts as refused differs from what the real engine refused by at most the rule's {@code count}
- * (the README's bound: both limiters admit {@code count} per interval under overload, and their
+ * (the bound of docs/shadow-mode.md: both limiters admit {@code count} per interval under overload, and their
  * windows and the two calls of an iteration are microseconds apart, so they can differ only in the
  * admissions of one interval), and both counts are large. The real engine admits at most its count
  * in any ten consecutive buckets of its window (100 ms each), so at most its count for every ten of

@@ -142,7 +142,7 @@ class RuleFileSwapTests {
   }
 
   /**
-   * A rule file deleted by hand keeps its rules in force (the README's rule); a write-back then
+   * A rule file deleted by hand keeps its rules in force (the rule of docs/rule-sources.md); a write-back then
    * recreates the file from those rules and the write, rather than from nothing, which would drop
    * every rule of the deleted file silently.
    */

@@ -138,7 +138,7 @@ class WatcherFailureTests {
   /**
    * The watcher's thread itself, with a check that throws errors: it goes on, and checks again on
    * the next event. An {@code OutOfMemoryError} too: a watcher that ended would ignore every later
-   * edit, silently, while one that goes on costs nothing (the README says why).
+   * edit, silently, while one that goes on costs nothing (docs/rule-sources.md says why).
    */
   @Test
   void theWatcherThreadSurvivesAnyThrowableOfACheck() throws Exception {

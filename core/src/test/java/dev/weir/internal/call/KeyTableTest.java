@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * The per-key table of a hot-parameter rule holds a bounded heap whatever keys callers send: a
  * bounded number of keys, within a byte budget, a huge string key kept by its digest; and what it
  * costs a caller to push a refused key out of the table, and so get a fresh bucket, is the number
- * of new keys written down in the README ({@link KeyTable}).
+ * of new keys written down in docs/security.md ({@link KeyTable}).
  */
 class KeyTableTest {
 

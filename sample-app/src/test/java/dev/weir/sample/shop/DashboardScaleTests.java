@@ -33,7 +33,7 @@ import org.springframework.test.annotation.DirtiesContext;
  * The work is measured as CPU time, the page's main thread's (Chromium's own {@code ThreadTime})
  * and this JVM's, which serves the reading: unlike the time the page measures on the wall clock,
  * other work on a busy machine does not stretch it. The page's own figures of the run are printed
- * and written to {@code target/dashboard-scale.txt}; the README quotes them.
+ * and written to {@code target/dashboard-scale.txt}; docs/dashboard.md quotes them.
  */
 @SpringBootTest(classes = ShopApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
     properties = "spring.application.name=weir-dashboard-scale")

@@ -21,7 +21,7 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * Two instances of the shop with the {@code redis} profile, as the README runs them, against a
+ * Two instances of the shop with the {@code redis} profile, as docs/cluster.md runs them, against a
  * real {@code redis-server} the test owns: the search limit (2 per second) is one budget for both.
  *
  * <p>The shops run with a decision deadline of 2 s instead of the profile's 20 ms: on a machine busy
