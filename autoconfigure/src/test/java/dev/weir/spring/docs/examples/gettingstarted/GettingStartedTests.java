@@ -47,6 +47,8 @@ class GettingStartedTests {
     assertThat(refused.statusCode()).isEqualTo(429);
     assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
     assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+    assertThat(refused.headers().firstValue("RateLimit-Policy")).hasValue("\"flow\";q=2;w=1");
+    assertThat(refused.headers().firstValue("RateLimit")).hasValue("\"flow\";r=0;t=1");
     assertThat(refused.body()).isEqualTo("{\"type\":\"urn:weir:block:flow\",\"title\":\"Too Many Requests\","
         + "\"status\":429,\"detail\":\"Too many calls of 'greeting'. Retry after 1 second.\",\"instance\":\"/hello\","
         + "\"resource\":\"greeting\"}");

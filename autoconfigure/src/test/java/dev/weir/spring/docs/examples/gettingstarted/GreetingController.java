@@ -15,7 +15,7 @@ public class GreetingController {
   }
 
   @GetMapping("/hello")
-  public String hello(@RequestParam(defaultValue = "world") String name) {
+  public String hello(@RequestParam(name = "name", defaultValue = "world") String name) {
     return greetings.greet(name);
   }
 }
