@@ -200,6 +200,7 @@ final class DocsChecker {
           if ("invalid".equals(kind)) {
             out.add(at + ": marked invalid, but has no top-level weir: to check");
           }
+          parseProblem(text).ifPresent(problem -> out.add(at + ": is not valid YAML: " + problem));
           continue;
         }
         List<String> problems = weirProblems(text);
@@ -212,6 +213,8 @@ final class DocsChecker {
         }
       } else if (kind != null) {
         out.add(at + ": a " + kind + " check on a " + fence.language() + " fence");
+      } else if (fence.language().equals("json")) {
+        parseProblem(text).ifPresent(problem -> out.add(at + ": is not valid JSON: " + problem));
       }
     }
     return out;
@@ -278,6 +281,19 @@ final class DocsChecker {
     try (Weir weir = builder.build()) {
       return WeirPropertiesValidator.validate(properties, weir.rules(), cluster).stream()
           .map(RuleViolation::toString).toList();
+    }
+  }
+
+  /**
+   * Why {@code text} does not parse as YAML (JSON is YAML), if it does not: the check of a YAML or
+   * JSON fence that nothing binds (Spring Boot's own {@code management:} keys, another library's).
+   */
+  static java.util.Optional<String> parseProblem(String text) {
+    try {
+      new YamlPropertySourceLoader().load("snippet", new ByteArrayResource(text.getBytes(StandardCharsets.UTF_8)));
+      return java.util.Optional.empty();
+    } catch (IOException | RuntimeException invalid) {
+      return java.util.Optional.of(messages(invalid));
     }
   }
 

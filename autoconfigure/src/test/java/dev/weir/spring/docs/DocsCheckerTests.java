@@ -121,6 +121,45 @@ class DocsCheckerTests {
   }
 
   @Test
+  void yamlAndJsonThatNothingBindsMustStillParse() throws IOException {
+    DocsChecker checker = checker("""
+        ```yaml
+        management:
+          endpoint:
+            weir:
+              access: unrestricted
+        ```
+
+        ```yaml
+        management:
+          endpoint: [unclosed
+        ```
+
+        ```json
+        {"type": "urn:weir:block:flow", "status": 429}
+        ```
+
+        ```json
+        {"type": "urn:weir:block:flow", "status": 429
+        ```
+        """);
+    assertThat(checker.yamlProblems(page())).satisfiesExactly(
+        problem -> assertThat(problem).contains("page.md:8", "is not valid YAML"),
+        problem -> assertThat(problem).contains("page.md:17", "is not valid JSON"));
+  }
+
+  @Test
+  void aLinkBrokenAcrossLinesIsAProblem() throws IOException {
+    DocsChecker checker = checker("""
+        See [the other
+        page](other.md) and [this one](other.md), `[not a
+        link` either.
+        """);
+    assertThat(checker.fenceProblems(page())).singleElement().asString()
+        .contains("line 1", "a link broken across two lines");
+  }
+
+  @Test
   void aFenceWithoutALanguageIsAProblem() throws IOException {
     DocsChecker checker = checker("""
         ```

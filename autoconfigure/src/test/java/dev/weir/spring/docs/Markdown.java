@@ -40,6 +40,8 @@ final class Markdown {
   private static final Pattern INLINE_LINK = Pattern.compile("!?\\[((?:[^\\[\\]]|\\[[^\\[\\]]*])*)]\\(\\s*<?([^)\\s>]+)>?(?:\\s+\"[^\"]*\")?\\s*\\)");
   private static final Pattern REFERENCE = Pattern.compile("^ {0,3}\\[[^]]+]:\\s*<?(\\S+?)>?(?:\\s+\"[^\"]*\")?\\s*$");
   private static final Pattern HTML_TARGET = Pattern.compile("(?:href|src)\\s*=\\s*\"([^\"]+)\"");
+  private static final Pattern OPEN_LINK_TEXT = Pattern.compile("(?<![\\\\])\\[[^\\]]*$");
+  private static final Pattern LINK_TARGET_START = Pattern.compile("^[^\\[]*]\\(");
   private static final Pattern HTML_ANCHOR = Pattern.compile("<a\\s+(?:id|name)\\s*=\\s*\"([^\"]+)\"");
 
   private final List<Fence> fences = new ArrayList<>();
@@ -99,6 +101,11 @@ final class Markdown {
           page.links.add(new Link(link.group(link.groupCount()), i + 1));
         }
       }
+      if (i + 1 < lines.length && OPEN_LINK_TEXT.matcher(prose).find()
+          && LINK_TARGET_START.matcher(INLINE_CODE.matcher(lines[i + 1]).replaceAll("")).find()) {
+        page.unclosed.add("line " + (i + 1) + ": a link broken across two lines (keep [text](target) on one line,"
+            + " or it is not checked)");
+      }
       if (!line.isBlank()) {
         previous = line;
       }
@@ -142,7 +149,7 @@ final class Markdown {
     return links;
   }
 
-  /** Problems of the page's structure itself (a fence never closed). */
+  /** Problems of the page's structure itself (a fence never closed, a link broken across lines). */
   List<String> structureProblems() {
     return unclosed;
   }
