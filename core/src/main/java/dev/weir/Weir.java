@@ -377,7 +377,7 @@ public final class Weir implements AutoCloseable {
     /**
      * Sets the estimated heap, in bytes, that the keys of one hot-parameter rule may hold with their
      * limiters (default {@value #DEFAULT_MAX_KEY_BYTES_PER_RULE}, 4 MiB), besides the bound of
-     * {@link dev.weir.rule.ParamFlowRule#MAX_TRACKED_VALUES} keys: the least recently used keys
+     * {@link dev.weir.rule.ParamFlowRule#MAX_TRACKED_VALUES} keys: idle keys
      * leave first. A string key longer than 128 characters is kept as its SHA-256 digest, so an
      * entry holds at most about 480 bytes; a key of another type is estimated at 64 bytes besides
      * the entry.

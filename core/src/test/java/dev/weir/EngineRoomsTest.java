@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
  *   <li><b>root</b>: {@code dev.weir.internal}, the composition root;
  *   <li><b>facade</b>: {@code Weir}, {@code RuleRegistry}, {@code ClusterStatus}, {@code ContextScope}.
  * </ol>
- * The README's table of rooms ("Inside the engine: the rooms") is checked against this list, and
+ * The table of rooms of docs/design/engine.md ("Inside the engine: the rooms") is checked against this list, and
  * the module descriptor against the API packages.
  */
 class EngineRoomsTest {
@@ -79,7 +79,7 @@ class EngineRoomsTest {
     }
     String room = PACKAGE_ROOMS.get(pkg);
     if (room == null) {
-      throw new AssertionError("package " + pkg + " is in no room: add it to EngineRoomsTest and the README");
+      throw new AssertionError("package " + pkg + " is in no room: add it to EngineRoomsTest and docs/design/engine.md");
     }
     return room;
   }
@@ -152,19 +152,19 @@ class EngineRoomsTest {
     }
   }
 
-  /** The README's room table names each room with its packages, lowest first, as this test does. */
+  /** The design page's room table names each room with its packages, lowest first, as this test does. */
   @Test
-  void theReadmeTableOfRoomsAgrees() throws IOException {
-    String readme = Files.readString(Path.of("../README.md"));
-    int at = readme.indexOf("### Inside the engine: the rooms");
-    assertThat(at).as("the README's section on the rooms").isNotNegative();
-    String section = readme.substring(at, readme.indexOf("\n### ", at + 1));
+  void theDesignPagesTableOfRoomsAgrees() throws IOException {
+    String readme = Files.readString(Path.of("../docs/design/engine.md"));
+    int at = readme.indexOf("## Inside the engine: the rooms");
+    assertThat(at).as("the design page's section on the rooms").isNotNegative();
+    String section = readme.substring(at, readme.indexOf("\n## ", at + 1));
     List<String> rows = section.lines().filter(line -> line.startsWith("| **")).toList();
     assertThat(rows.stream().map(row -> row.substring(4, row.indexOf("**", 4))).toList())
-        .as("the rooms in the README's table, lowest first").containsExactlyElementsOf(ROOMS);
+        .as("the rooms in the design page's table, lowest first").containsExactlyElementsOf(ROOMS);
     for (Map.Entry<String, String> room : PACKAGE_ROOMS.entrySet()) {
       String row = rows.get(ROOMS.indexOf(room.getValue()));
-      assertThat(row).as("the README's row of room %s names package %s", room.getValue(), room.getKey())
+      assertThat(row).as("the design page's row of room %s names package %s", room.getValue(), room.getKey())
           .contains("`" + room.getKey() + "`");
     }
     for (String facade : FACADES) {

@@ -109,7 +109,8 @@ class VirtualThreadTest {
    * own reading for it ({@link RecordingClock}); virtual threads read the clock, yield or are
    * unmounted, and arrive late, as on a loaded machine. The exact rule's bound holds over every
    * interval-long span, and the window rule's over every ten of its buckets (as in
-   * {@code RealClockBoundsTest}, there with platform threads).
+   * {@code RealClockBoundsTest}, there with platform threads). The run lasts 1.2 s and then until
+   * each rule admitted more than 100 ({@link RealTimeRun}).
    */
   @Test
   void ratesHoldOnTheRealClockAcrossVirtualThreads() throws Exception {
@@ -120,14 +121,14 @@ class VirtualThreadTest {
         FlowRule.builder("window").count(20).interval(Duration.ofMillis(100)).build())).build();
     List<Long> exact = java.util.Collections.synchronizedList(new ArrayList<>());
     List<Long> window = java.util.Collections.synchronizedList(new ArrayList<>());
-    long end = System.nanoTime() + Duration.ofMillis(1200).toNanos();
+    RealTimeRun run = new RealTimeRun();
     ExecutorService executor = virtualThreadPerTask();
     try {
       for (int i = 0; i < 2_000; i++) {
         String resource = i % 2 == 0 ? "exact" : "window";
         List<Long> admitted = i % 2 == 0 ? exact : window;
         executor.execute(() -> {
-          while (System.nanoTime() - end < 0) {
+          while (run.going()) {
             clock.startCall();
             try (Entry entry = weir.entry(resource)) {
               admitted.add(clock.admittedAt());
@@ -137,7 +138,9 @@ class VirtualThreadTest {
           }
         });
       }
+      run.endWhen(Duration.ofMillis(1200), () -> exact.size() > 100 && window.size() > 100);
     } finally {
+      run.end(); // should the loop above have thrown
       awaitAll(executor);
     }
     List<Long> sortedExact = new ArrayList<>(exact);

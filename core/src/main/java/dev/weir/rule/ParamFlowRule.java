@@ -18,8 +18,8 @@ import org.jspecify.annotations.Nullable;
  * or an expression that fails) is decided by {@code nullKey}; a call with no argument at
  * {@code paramIndex} is not limited.
  *
- * <p>Per-value state is kept for at most {@link #MAX_TRACKED_VALUES} values per rule, least
- * recently used first out: an evicted value starts afresh when it comes back.
+ * <p>Per-value state is kept for at most {@link #MAX_TRACKED_VALUES} values per rule, values idle
+ * longest first out (second-chance eviction): an evicted value starts afresh when it comes back.
  *
  * @param resource the guarded resource
  * @param paramIndex which argument; negative counts from the end ({@code -1} is the last)
@@ -55,7 +55,7 @@ public record ParamFlowRule(
     @Nullable String name)
     implements ResourceRule {
 
-  /** Values tracked per rule; beyond, the least recently used value's state is dropped. */
+  /** Values tracked per rule; beyond, the state of a value idle since the last sweep is dropped. */
   public static final int MAX_TRACKED_VALUES = 10_000;
 
   /** Replaces null components by their defaults, a blank name by none, and copies the list. */

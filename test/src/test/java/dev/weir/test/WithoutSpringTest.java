@@ -26,18 +26,22 @@ class WithoutSpringTest {
   public static final class Scenario implements Callable<String> {
     @Override
     public String call() {
+      // tag::without-spring[]
       DrivenTicker ticker = new DrivenTicker();
-      try (Weir weir = Weir.builder().ticker(ticker).sleeper(ticker).rules(RuleSet.of(FlowRule.qps("r", 1))).build()) {
-        weir.entry("r").close();
+      Weir weir = Weir.builder().ticker(ticker).sleeper(ticker)
+          .rules(RuleSet.of(FlowRule.qps("createOrder", 1))).build();
+      // end::without-spring[]
+      try (weir) {
+        weir.entry("createOrder").close();
         String refused;
         try {
-          weir.entry("r").close();
+          weir.entry("createOrder").close();
           refused = "admitted";
         } catch (FlowException e) {
           refused = "refused";
         }
         ticker.advance(Duration.ofSeconds(1));
-        weir.entry("r").close();
+        weir.entry("createOrder").close();
         return refused + ", then admitted; " + DrivenTicker.class.getClassLoader().getClass().getSimpleName();
       }
     }

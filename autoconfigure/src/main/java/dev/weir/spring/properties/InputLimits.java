@@ -17,7 +17,7 @@ public final class InputLimits {
   /** The most bytes of a posted body, a rule file or a Sentinel file: 1 MiB. */
   public static final int MAX_BYTES = 1 << 20;
 
-  /** {@link #MAX_BYTES} as written in messages and the README. */
+  /** {@link #MAX_BYTES} as written in messages and the documentation (docs/). */
   public static final String MAX_BYTES_TEXT = MAX_BYTES + " bytes (1 MiB)";
 
   /**

@@ -40,7 +40,7 @@ public class WeirProperties {
   /**
    * How often a thread of the engine's own reads the clock for the calls to read, instead of each
    * call reading it: 0 (the default) reads it on every call; from 10us to 10ms trades response-time
-   * precision for about half of what guarding a call costs. See the README, "Time".
+   * precision for about half of what guarding a call costs. See docs/design/engine.md, "Time".
    */
   private Duration clockResolution = Duration.ZERO;
 

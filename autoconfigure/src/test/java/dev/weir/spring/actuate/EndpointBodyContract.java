@@ -173,9 +173,11 @@ abstract class EndpointBodyContract {
   }
 
   /**
-   * 4,000 rules of one resource are answered well within the old time: they took 34 s on Spring MVC
-   * before rules were bound one by one. The bound, 10 s, is far above what they take now (well under
-   * a second on an idle machine) so that a busy machine cannot fail it, and far below the old time.
+   * 4,000 rules of one resource are answered well within the old cost: they took 34 s on Spring MVC
+   * before rules were bound one by one. Measured as the CPU time of this JVM (the server and the
+   * client are both in it), which other work on a busy machine does not stretch as it does the
+   * wall-clock time; the bound, 10 s, is far above what they take now (well under a second) and far
+   * below the old cost. That the cost is linear in the rules is {@code PostedRulesScalingTests}'.
    */
   @Test
   void fourThousandRulesAreAnsweredInTime() throws Exception {
@@ -185,12 +187,17 @@ abstract class EndpointBodyContract {
     }
     String body = rules.toString();
     post("body.many", "{\"flow\": [{\"count\": 1}]}"); // warms the path
+    com.sun.management.OperatingSystemMXBean process =
+        (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
     long start = System.nanoTime();
+    long cpuStart = process.getProcessCpuTime();
     HttpResponse<String> answer = post("body.many", body);
+    long cpuMillis = (process.getProcessCpuTime() - cpuStart) / 1_000_000;
     long millis = (System.nanoTime() - start) / 1_000_000;
-    System.out.println("4000 rules (" + body.length() + " bytes) answered in " + millis + " ms");
+    System.out.println("4000 rules (" + body.length() + " bytes) answered in " + millis + " ms, " + cpuMillis
+        + " ms of CPU");
     assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
     assertThat(weir().rules().rules("body.many").flow()).hasSize(4000);
-    assertThat(millis).isLessThan(10_000);
+    assertThat(cpuMillis).as("CPU time of the JVM, ms").isLessThan(10_000);
   }
 }

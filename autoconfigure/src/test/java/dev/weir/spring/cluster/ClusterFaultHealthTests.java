@@ -29,9 +29,11 @@ class ClusterFaultHealthTests extends WithRedisServer {
 
   @Test
   void clusterDetailsFollowRedisThroughAKillAndARestart() {
-    // A breaker that stays open long enough to be read; a deadline the first calls of a JVM meet.
+    // A breaker that stays open long enough to be read; a deadline (the health ping's too) that a
+    // live Redis meets on a busy machine, so that it is reachable whenever it is up. A dead one
+    // fails at once: the breaker opens on errors.
     ConfigurableApplicationContext context = start(redis.port(), props(
-        "weir.cluster.timeout", "100ms", "weir.cluster.open-duration", "2s"));
+        "weir.cluster.timeout", "2s", "weir.cluster.open-duration", "2s"));
     try {
       ClusterFaultApplication.Guarded guarded = guarded(context);
       ClusterStatus status = status(context);

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -70,22 +71,26 @@ class ClusterShareFallbackTests extends WithRedisServer {
       redis.kill();
       long fallbacksBefore = statusA.fallbacks() + status(b).fallbacks();
 
-      // Admission times on this JVM's clock, recorded when the call returns.
-      Queue<Long> admittedA = new ConcurrentLinkedQueue<>();
-      Queue<Long> admittedB = new ConcurrentLinkedQueue<>();
+      // Each call on this JVM's clock, as the readings around it: its decision lies in between.
+      Queue<Spans.Call> admittedA = new ConcurrentLinkedQueue<>();
+      Queue<Spans.Call> admittedB = new ConcurrentLinkedQueue<>();
+      Queue<Spans.Call> refusedA = new ConcurrentLinkedQueue<>();
+      Queue<Spans.Call> refusedB = new ConcurrentLinkedQueue<>();
       List<Throwable> unexpected = Collections.synchronizedList(new ArrayList<>());
-      long end = System.nanoTime() + Duration.ofMillis(2500).toNanos();
+      AtomicBoolean stop = new AtomicBoolean();
       List<Thread> threads = new ArrayList<>();
       for (int t = 0; t < 4; t++) {
         ClusterFaultApplication.Guarded target = guarded(t % 2 == 0 ? a : b);
-        Queue<Long> admitted = t % 2 == 0 ? admittedA : admittedB;
+        Queue<Spans.Call> admitted = t % 2 == 0 ? admittedA : admittedB;
+        Queue<Spans.Call> refused = t % 2 == 0 ? refusedA : refusedB;
         Thread thread = new Thread(() -> {
-          while (System.nanoTime() - end < 0) { // ends at the deadline; each call is bounded by the 50 ms timeout
+          while (!stop.get()) { // ends when told; each call is bounded by the 50 ms timeout
+            long began = System.nanoTime();
             try {
               target.call();
-              admitted.add(System.nanoTime());
+              admitted.add(new Spans.Call(began, System.nanoTime()));
             } catch (FlowException e) {
-              // refused by this instance's share
+              refused.add(new Spans.Call(began, System.nanoTime())); // refused by this instance's share
             } catch (RuntimeException | Error e) {
               unexpected.add(e);
             }
@@ -95,26 +100,32 @@ class ClusterShareFallbackTests extends WithRedisServer {
         thread.start();
         threads.add(thread);
       }
+      // 2.5 s, and until each instance refused a call: its share was what limited it.
+      ClusterFaults.sleep(2_500);
+      await("each instance refuses by its share", () -> !refusedA.isEmpty() && !refusedB.isEmpty());
+      stop.set(true);
       for (Thread thread : threads) {
         thread.join(30_000);
         assertThat(thread.isAlive()).isFalse();
       }
-      List<Long> all = new ArrayList<>(admittedA);
+      List<Spans.Call> all = new ArrayList<>(admittedA);
       all.addAll(admittedB);
-      // The local exact windows bound decision times; a call returns up to 100 ms after its decision
-      // on this busy machine, so spans of 900 ms of return times hold decisions of under 1 s.
-      long span = Duration.ofMillis(900).toNanos();
-      System.out.printf("[share] admitted a %d, b %d; most in a 900 ms span: a %d, b %d, both %d%n", admittedA.size(),
-          admittedB.size(), Spans.mostInAnySpan(new ArrayList<>(admittedA), span),
-          Spans.mostInAnySpan(new ArrayList<>(admittedB), span), Spans.mostInAnySpan(all, span));
+      long second = Duration.ofSeconds(1).toNanos();
+      System.out.printf("[share] admitted a %d, b %d, refused a %d, b %d; most surely in a second: a %d, b %d,"
+              + " both %d%n", admittedA.size(), admittedB.size(), refusedA.size(), refusedB.size(),
+          Spans.mostSurelyInAnySpan(new ArrayList<>(admittedA), second),
+          Spans.mostSurelyInAnySpan(new ArrayList<>(admittedB), second), Spans.mostSurelyInAnySpan(all, second));
       assertThat(unexpected).isEmpty();
       assertThat(statusA.fallbacks() + status(b).fallbacks()).isGreaterThan(fallbacksBefore);
-      assertThat(Spans.mostInAnySpan(new ArrayList<>(admittedA), span)).isLessThanOrEqualTo(5);
-      assertThat(Spans.mostInAnySpan(new ArrayList<>(admittedB), span)).isLessThanOrEqualTo(5);
-      assertThat(Spans.mostInAnySpan(all, span)).isLessThanOrEqualTo(10);
-      // Each kept serving: its share in each of the two and a half seconds' windows.
-      assertThat(admittedA.size()).isBetween(10, 15);
-      assertThat(admittedB.size()).isBetween(10, 15);
+      // Each instance's share is an exact window of 5 a second: never more in any second, together
+      // never more than the count; and never a refusal without 5 admissions in the second before it.
+      assertThat(Spans.mostSurelyInAnySpan(new ArrayList<>(admittedA), second)).isLessThanOrEqualTo(5);
+      assertThat(Spans.mostSurelyInAnySpan(new ArrayList<>(admittedB), second)).isLessThanOrEqualTo(5);
+      assertThat(Spans.mostSurelyInAnySpan(all, second)).isLessThanOrEqualTo(10);
+      assertThat(Spans.unjustifiedRefusals(new ArrayList<>(admittedA), new ArrayList<>(refusedA), second, 5))
+          .as("refusals of a without its share used up").isEmpty();
+      assertThat(Spans.unjustifiedRefusals(new ArrayList<>(admittedB), new ArrayList<>(refusedB), second, 5))
+          .as("refusals of b without its share used up").isEmpty();
     } finally {
       ClusterFaults.closeAll(a, b);
     }

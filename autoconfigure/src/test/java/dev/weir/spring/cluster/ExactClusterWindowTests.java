@@ -37,12 +37,12 @@ class ExactClusterWindowTests extends WithSharedRedisServer {
     AtomicLong passed = new AtomicLong();
     AtomicLong refused = new AtomicLong();
     List<Throwable> unexpected = java.util.Collections.synchronizedList(new ArrayList<>());
-    long end = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+    java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
     List<Thread> threads = new ArrayList<>();
     for (int t = 0; t < 8; t++) {
       StampingApplication.Guarded target = targets[t % 2];
       Thread thread = new Thread(() -> {
-        while (System.nanoTime() - end < 0) { // ends at the deadline: each call is bounded by the 2 s timeout
+        while (!stop.get()) { // ends when told: each call is bounded by the 2 s timeout
           try {
             target.call();
             passed.incrementAndGet();
@@ -56,6 +56,12 @@ class ExactClusterWindowTests extends WithSharedRedisServer {
       thread.start();
       threads.add(thread);
     }
+    Thread.sleep(3_000); // and until Redis refused a call, so that the limit was reached
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (refused.get() == 0 && System.nanoTime() - deadline < 0) {
+      Thread.sleep(10);
+    }
+    stop.set(true);
     for (Thread thread : threads) {
       thread.join(30_000);
       assertThat(thread.isAlive()).isFalse();
@@ -74,8 +80,36 @@ class ExactClusterWindowTests extends WithSharedRedisServer {
     assertThat(refused.get()).isPositive();
     // The bound, by Redis time, over both instances; and it was reached (the limit is what refused).
     assertThat(Spans.mostInAnySpan(stamps, interval.toNanos() / 1000)).isEqualTo(count);
-    // About 6 windows in 3 s: at least the count once per window that started, at most count per window.
-    assertThat(passed.get()).isBetween((long) count * 5, (long) count * 7);
+    // And every refusal, by Redis time, had the count of admissions in the interval before it.
+    List<Long> refusals = new ArrayList<>(a.getBean(StampingApplication.Stamps.class).refused);
+    refusals.addAll(b.getBean(StampingApplication.Stamps.class).refused);
+    long intervalMicros = interval.toNanos() / 1000;
+    long[] sorted = stamps.stream().mapToLong(Long::longValue).sorted().toArray();
+    List<Long> unjustified = new ArrayList<>();
+    for (long at : refusals) {
+      // admissions in (at - interval, at]: those up to at, less those up to at - interval
+      long inInterval = upTo(sorted, at) - upTo(sorted, at - intervalMicros);
+      if (inInterval < count) {
+        unjustified.add(at);
+      }
+    }
+    assertThat(unjustified).as("refusals by Redis with fewer than %d admissions in the interval before", count)
+        .isEmpty();
+  }
+
+  /** How many of {@code sorted} are at most {@code time}. */
+  private static int upTo(long[] sorted, long time) {
+    int low = 0;
+    int high = sorted.length;
+    while (low < high) {
+      int middle = (low + high) >>> 1;
+      if (sorted[middle] <= time) {
+        low = middle + 1;
+      } else {
+        high = middle;
+      }
+    }
+    return low;
   }
 
   /**

@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -26,6 +27,13 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class PerKeyClusterTests extends WithSharedRedisServer {
 
+  /**
+   * Both bounds of the token bucket, by Redis time: no span {@code [a, b]} of a key holds more than
+   * {@code (b - a) / emission + capacity} admissions, and every refusal had the bucket empty, i.e.
+   * some span ending at the refusal held at least {@code (r - a) / emission + capacity - 1} (the
+   * script's rounding of TAT up to the microsecond refuses a little sooner, never later). The run
+   * lasts 3 s and until every key was refused once, so that each key's limit was what refused.
+   */
   @Test
   void twoInstancesUnderThreadsKeepEveryKeysBoundByRedisTime() throws Exception {
     RedisClusterClient a = client("perkey");
@@ -35,8 +43,9 @@ class PerKeyClusterTests extends WithSharedRedisServer {
     Duration duration = Duration.ofMillis(500);
     int burst = 1;
     Map<String, ConcurrentLinkedQueue<Long>> stamps = new ConcurrentHashMap<>();
+    Map<String, ConcurrentLinkedQueue<Long>> refusals = new ConcurrentHashMap<>();
     List<Throwable> unexpected = Collections.synchronizedList(new ArrayList<>());
-    long end = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+    AtomicBoolean stop = new AtomicBoolean();
     List<Thread> threads = new ArrayList<>();
     for (int t = 0; t < 8; t++) {
       RedisClusterClient client = t % 2 == 0 ? a : b;
@@ -47,13 +56,12 @@ class PerKeyClusterTests extends WithSharedRedisServer {
           counters.add(client.keyCounter(new ClusterKeyLimit("api", "key=#apiKey,500ms", "k" + k, count, duration, burst)));
         }
         int i = seed;
-        while (System.nanoTime() - end < 0) { // ends at the deadline: each wait below is bounded
+        while (!stop.get()) { // ends when told: each wait below is bounded
           int k = i++ % keys;
           try {
             ClusterDecision decision = counters.get(k).acquire(1).get(5, TimeUnit.SECONDS);
-            if (decision.admitted()) {
-              stamps.computeIfAbsent("k" + k, x -> new ConcurrentLinkedQueue<>()).add(decision.stampMicros());
-            }
+            (decision.admitted() ? stamps : refusals).computeIfAbsent("k" + k, x -> new ConcurrentLinkedQueue<>())
+                .add(decision.stampMicros());
           } catch (Exception e) {
             unexpected.add(e);
           }
@@ -62,28 +70,50 @@ class PerKeyClusterTests extends WithSharedRedisServer {
       thread.start();
       threads.add(thread);
     }
+    Thread.sleep(3_000);
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (refusals.size() < keys && System.nanoTime() - deadline < 0) {
+      Thread.sleep(50);
+    }
+    stop.set(true);
     for (Thread thread : threads) {
       thread.join(30_000);
       assertThat(thread.isAlive()).isFalse();
     }
     assertThat(unexpected).isEmpty();
     assertThat(stamps).hasSize(keys);
+    assertThat(refusals).as("keys refused by their limit").hasSize(keys);
     double emission = duration.toNanos() / 1000.0 / count;
+    double capacity = count + burst;
     long total = 0;
     for (Map.Entry<String, ConcurrentLinkedQueue<Long>> key : stamps.entrySet()) {
       long[] sorted = key.getValue().stream().mapToLong(Long::longValue).sorted().toArray();
       total += sorted.length;
       // Admissions in any span [s_i, s_j] are at most (s_j - s_i) / emission + count + burst.
+      double mostOver = Double.NEGATIVE_INFINITY;
       for (int i = 0; i < sorted.length; i++) {
         for (int j = i; j < sorted.length; j++) {
-          assertThat(j - i + 1.0).as("%s: admissions from %d to %d", key.getKey(), sorted[i], sorted[j])
-              .isLessThanOrEqualTo((sorted[j] - sorted[i]) / emission + count + burst + 1e-9);
+          mostOver = Math.max(mostOver, (j - i + 1.0) - (sorted[j] - sorted[i]) / emission);
         }
       }
-      // And the limit was what refused: about 10 per second for 3 s, plus the first bucket.
-      assertThat(sorted.length).as(key.getKey()).isBetween(25, 37);
+      assertThat(mostOver).as("%s: most admissions in a span beyond what it refills", key.getKey())
+          .isLessThanOrEqualTo(capacity + 1e-9);
+      // Each refusal at r: the admissions in some [s_i, r) reach (r - s_i) / emission + capacity - 1.
+      for (long refused : refusals.get(key.getKey())) {
+        int upTo = 0; // the admissions stamped at or before the refusal: sorted[0 .. upTo)
+        while (upTo < sorted.length && sorted[upTo] <= refused) {
+          upTo++;
+        }
+        double fullest = Double.NEGATIVE_INFINITY;
+        for (int i = 0; i < upTo; i++) {
+          fullest = Math.max(fullest, (upTo - i) - (refused - sorted[i]) / emission);
+        }
+        assertThat(fullest).as("%s: the bucket when refused at %d", key.getKey(), refused)
+            .isGreaterThanOrEqualTo(capacity - 1 - 0.01);
+      }
     }
-    System.out.printf("[perkey] %d keys, %d admissions%n", keys, total);
+    System.out.printf("[perkey] %d keys, %d admissions, %d refusals%n", keys, total,
+        refusals.values().stream().mapToInt(ConcurrentLinkedQueue::size).sum());
   }
 
   /**

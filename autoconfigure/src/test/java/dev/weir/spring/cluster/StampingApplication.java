@@ -59,6 +59,8 @@ class StampingApplication {
               for (int i = 0; i < permits; i++) {
                 stamps.admitted.add(answer.stampMicros());
               }
+            } else {
+              stamps.refused.add(answer.stampMicros());
             }
           });
           return decision; // the engine cancels this one at its deadline, as it would the client's own
@@ -83,9 +85,10 @@ class StampingApplication {
     };
   }
 
-  /** The Redis time stamps (us) of every admission Redis made for this instance. */
+  /** The Redis time stamps (us) of every admission and of every refusal Redis made for this instance. */
   static final class Stamps {
     final Queue<Long> admitted = new ConcurrentLinkedQueue<>();
+    final Queue<Long> refused = new ConcurrentLinkedQueue<>();
   }
 
   static class Guarded {

@@ -29,6 +29,17 @@ final class Eventually {
     }
   }
 
+  /**
+   * Returns once the watcher has finished the check it is in: a check holds the rule sources' lock
+   * from reading a file to the last resource it replaces and the source's status, one resource
+   * after another, and this check of the same files waits for that lock, finds them as last read
+   * and changes nothing. Call it after waiting for one effect of an edit, before asserting the
+   * others: they are then in place, or never will be.
+   */
+  static void settled(RuleSources sources) {
+    sources.check();
+  }
+
   /** Returns true if {@code condition} still does not hold after {@code quiet}: for "nothing changed". */
   static boolean stillFalseAfter(Duration quiet, BooleanSupplier condition) {
     long end = System.nanoTime() + quiet.toNanos();

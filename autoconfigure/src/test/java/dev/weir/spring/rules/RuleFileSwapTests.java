@@ -1,6 +1,7 @@
 package dev.weir.spring.rules;
 
 import static dev.weir.spring.rules.Eventually.await;
+import static dev.weir.spring.rules.Eventually.settled;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weir.Weir;
@@ -134,13 +135,14 @@ class RuleFileSwapTests {
       assertThat(swapped).isTrue();
       assertThat(resourcesIn(file, weir)).containsExactlyInAnyOrder("new", "posted");
       await("the new target's rules in force", () -> count(weir, "new") == 2);
+      settled(context.getBean(RuleSources.class));
       assertThat(count(weir, "posted")).isEqualTo(3);
       assertThat(Files.isSymbolicLink(file)).isTrue();
     }
   }
 
   /**
-   * A rule file deleted by hand keeps its rules in force (the README's rule); a write-back then
+   * A rule file deleted by hand keeps its rules in force (the rule of docs/rule-sources.md); a write-back then
    * recreates the file from those rules and the write, rather than from nothing, which would drop
    * every rule of the deleted file silently.
    */

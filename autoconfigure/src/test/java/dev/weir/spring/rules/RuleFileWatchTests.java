@@ -1,6 +1,7 @@
 package dev.weir.spring.rules;
 
 import static dev.weir.spring.rules.Eventually.await;
+import static dev.weir.spring.rules.Eventually.settled;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weir.Weir;
@@ -92,6 +93,7 @@ class RuleFileWatchTests {
 
       write(file, "flow:\n  - resource: a\n    count: 3\n");
       await("the edit applied", () -> flowCount(context, "a") == 3);
+      settled(context.getBean(RuleSources.class)); // b is replaced after a, in the same check
       assertThat(weir.rules().rules("b").flow()).as("b is no longer in the file, and nothing else gives it").isEmpty();
 
       write(file, "degrade:\n  - resource: a\n    strategy: error-count\n    threshold: 7\n");

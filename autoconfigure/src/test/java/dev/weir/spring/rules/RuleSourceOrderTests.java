@@ -1,6 +1,7 @@
 package dev.weir.spring.rules;
 
 import static dev.weir.spring.rules.Eventually.await;
+import static dev.weir.spring.rules.Eventually.settled;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weir.Weir;
@@ -76,12 +77,14 @@ class RuleSourceOrderTests {
 
           write(file, "flow:\n  - resource: b\n    count: 32\n");
           await("the file's new content applied", () -> count(context, "a") == 20);
+          settled(sources); // the other resources of the edit follow a in the same check
           assertThat(count(context, "a")).as("a no longer in the file: back to Sentinel").isEqualTo(20);
           assertThat(count(context, "b")).as("the endpoint write still wins over the file").isEqualTo(41);
           assertThat(count(context, "d")).as("no longer cleared: back to application.yml").isEqualTo(13);
 
           write(sentinel, "[{\"resource\": \"c\", \"count\": 23}]");
           await("Sentinel's new content applied", () -> count(context, "a") == 10);
+          settled(sources);
           assertThat(count(context, "c")).isEqualTo(23);
 
           sources.write("c", Set.of(RuleKind.FLOW), RuleSet.empty());

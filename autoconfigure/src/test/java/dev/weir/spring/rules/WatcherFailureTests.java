@@ -1,6 +1,7 @@
 package dev.weir.spring.rules;
 
 import static dev.weir.spring.rules.Eventually.await;
+import static dev.weir.spring.rules.Eventually.settled;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weir.KeyExpressions;
@@ -104,6 +105,7 @@ class WatcherFailureTests {
 
       write(file, keyed("#p0") + "flow:\n  - resource: a\n    count: 3\n");
       await("the next valid edit applied", () -> count(context, "a") == 3);
+      settled(context.getBean(RuleSources.class)); // search, and then the status, follow in the same check
       assertThat(context.getBean(Weir.class).rules().rules("search").paramFlow()).singleElement()
           .extracting(ParamFlowRule::key).isEqualTo("#p0");
       assertThat(health(context, file)).isEqualTo("ok");
@@ -136,7 +138,7 @@ class WatcherFailureTests {
   /**
    * The watcher's thread itself, with a check that throws errors: it goes on, and checks again on
    * the next event. An {@code OutOfMemoryError} too: a watcher that ended would ignore every later
-   * edit, silently, while one that goes on costs nothing (the README says why).
+   * edit, silently, while one that goes on costs nothing (docs/rule-sources.md says why).
    */
   @Test
   void theWatcherThreadSurvivesAnyThrowableOfACheck() throws Exception {

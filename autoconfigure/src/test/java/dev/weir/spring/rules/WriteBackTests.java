@@ -1,6 +1,7 @@
 package dev.weir.spring.rules;
 
 import static dev.weir.spring.rules.Eventually.await;
+import static dev.weir.spring.rules.Eventually.settled;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weir.Weir;
@@ -148,6 +149,7 @@ class WriteBackTests {
         assertThat(count(context, "r" + i)).isEqualTo(i + 10);
       }
       await("the hand edit in force", () -> count(context, "byHand") == 2);
+      settled(context.getBean(RuleSources.class));
       assertThat(count(context, "there")).isEqualTo(1);
     }
   }

@@ -46,8 +46,13 @@ public final class RedisServer implements AutoCloseable {
   /** How long startup (and the retries of a restart on a busy port) may take. */
   private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(10);
 
-  /** Socket timeout of {@link #call(String...)}. */
-  private static final int COMMAND_TIMEOUT_MILLIS = 1000;
+  /**
+   * Socket timeout of {@link #call(String...)}: it turns a test that talks to a server it froze (or
+   * that died) into a failure instead of a hang, and is not a bound on how fast a live server
+   * answers. A loaded machine took more than a second for a script over 10^5 keys; 30 s is far
+   * beyond any command a test sends to a live server.
+   */
+  static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(30);
 
   private static final int LOG_TAIL_LINES = 30;
 
@@ -246,12 +251,20 @@ public final class RedisServer implements AutoCloseable {
    *
    * @throws IllegalStateException carrying the server's message (for example {@code "NOSCRIPT
    *     ..."}) for an error reply, anywhere in the reply
-   * @throws UncheckedIOException if the connection fails or no reply comes within 1 second (its
-   *     cause is then a {@link java.net.SocketTimeoutException})
+   * @throws UncheckedIOException if the connection fails or no reply comes within {@link
+   *     #COMMAND_TIMEOUT} (its cause is then a {@link java.net.SocketTimeoutException})
    */
   public Object call(String... args) {
+    return call(COMMAND_TIMEOUT, args);
+  }
+
+  /**
+   * Sends one command as {@link #call(String...)} does, waiting at most {@code timeout} to connect
+   * and for each read of the reply: for a test that expects no answer (a frozen server).
+   */
+  public Object call(Duration timeout, String... args) {
     try {
-      return call(COMMAND_TIMEOUT_MILLIS, args);
+      return call(Math.toIntExact(Math.max(1, timeout.toMillis())), args);
     } catch (IOException e) {
       throw new UncheckedIOException(
           "redis-server on port " + port + ": " + String.join(" ", args) + ": " + e, e);

@@ -2,7 +2,7 @@ package dev.weir.internal.call;
 
 import dev.weir.KeyExpressions;
 import dev.weir.ParamFlowKey;
-import dev.weir.internal.limit.BoundedLru;
+import dev.weir.internal.limit.KeyTable;
 import dev.weir.internal.limit.FlowLimiter;
 import dev.weir.internal.limit.ShadowRefusals;
 import dev.weir.internal.limit.TrackedKeys;
@@ -17,7 +17,7 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One hot-parameter rule with a limiter per key, in a {@link BoundedLru} of
+ * One hot-parameter rule with a limiter per key, in a {@link KeyTable} (CLOCK) of
  * {@link ParamFlowRule#MAX_TRACKED_VALUES} keys: memory stays bounded whatever the number of
  * distinct keys. An evicted key starts afresh; for {@code threads} a call still inside when its key
  * is evicted releases the old limiter, so nothing leaks, but the new one starts at zero. The key of
@@ -42,7 +42,7 @@ final class ParamFlowRuleState {
   private final KeyExpressions.@Nullable ParamKey key;
   private final Limiters limiters;
   private final Map<String, Double> exceptionCounts;
-  private final BoundedLru<Object, FlowLimiter> byValue;
+  private final KeyTable<Object, FlowLimiter> byValue;
   /** Made once, so that finding a key's limiter allocates nothing. */
   private final Function<Object, FlowLimiter> newLimiter = this::newLimiter;
 
@@ -56,7 +56,7 @@ final class ParamFlowRuleState {
     for (ParamFlowItem item : rule.exceptions()) {
       exceptionCounts.put(String.valueOf(TrackedKeys.compact(item.value())), item.count());
     }
-    this.byValue = new BoundedLru<>(ParamFlowRule.MAX_TRACKED_VALUES, limiters.maxKeyBytes, TrackedKeys::bytes);
+    this.byValue = new KeyTable<>(ParamFlowRule.MAX_TRACKED_VALUES, limiters.maxKeyBytes, TrackedKeys::bytes);
   }
 
   /** The state of {@code rule}, which differs from {@code twin}'s rule in {@code shadow} or {@code name} only: the same limiters. */

@@ -8,7 +8,7 @@ package dev.weir.internal.time;
  */
 public final class EngineLog {
 
-  /** The logger's name; what the README tells users to configure. */
+  /** The logger's name; what the documentation (docs/) tells users to configure. */
   public static final String NAME = "dev.weir.Weir";
 
   private EngineLog() {

@@ -6,12 +6,14 @@ import dev.weir.BlockException;
 import dev.weir.Calls;
 import dev.weir.Entry;
 import dev.weir.EntryType;
+import dev.weir.RealTimeRun;
 import dev.weir.Weir;
 import dev.weir.internal.limit.CircuitBreaker;
 import dev.weir.rule.DegradeRule;
 import dev.weir.rule.DegradeStrategy;
 import dev.weir.rule.RuleSet;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,8 +34,12 @@ import org.junit.jupiter.api.Timeout;
  * three phases: failing (every call and probe fails), cancelling (every probe is cancelled by its
  * caller), healthy. Asserted: never two probes in flight; every probe is decided exactly once, by its
  * own outcome or by the probe timeout, and a cancelled probe only ever hands the probe back (never a
- * close, never a reopening for a whole period), so the next call probes at once: many probes per
- * cancelling phase, where a whole open period per probe would allow at most two.
+ * close, never a reopening for a whole period), so the next call probes at once: no call that began
+ * after a cancel returned, and ended before any later probe's call began, was refused (a whole open
+ * period per cancelled probe would refuse every call of that period). Each call is known by the
+ * interval of {@code System.nanoTime()} readings around it, which holds the engine's reading. The
+ * run lasts three cycles of the phases and until the breaker cycled, a probe was handed back and one
+ * closed it ({@link RealTimeRun}).
  */
 class CircuitBreakerCancelRealClockTest {
 
@@ -41,12 +47,19 @@ class CircuitBreakerCancelRealClockTest {
   private static final Duration OPEN = Duration.ofMillis(200);
   private static final long PHASE_NANOS = 250 * MS;
   private static final int CYCLES = 3;
-  private static final long RUN_NANOS = 3 * PHASE_NANOS * CYCLES;
+  private static final Duration RUN = Duration.ofNanos(3 * PHASE_NANOS * CYCLES);
   private static final int WORKERS = 6;
 
   private enum Outcome { FAIL, CANCEL, SUCCESS }
 
   private final long begin = System.nanoTime();
+  private final RealTimeRun run = new RealTimeRun();
+  /** Every probe as {stamp, when its call began}. */
+  private final ConcurrentLinkedQueue<long[]> probes = new ConcurrentLinkedQueue<>();
+  /** Every cancelled probe as {stamp, when its cancel returned}. */
+  private final ConcurrentLinkedQueue<long[]> cancelled = new ConcurrentLinkedQueue<>();
+  /** Every refused call as {began, ended}. */
+  private final ConcurrentLinkedQueue<long[]> refusals = new ConcurrentLinkedQueue<>();
   private final Map<Long, Long> liveProbes = new ConcurrentHashMap<>();
   private final AtomicLong probeIds = new AtomicLong();
   private final ConcurrentLinkedQueue<Outcome> ended = new ConcurrentLinkedQueue<>();
@@ -58,7 +71,7 @@ class CircuitBreakerCancelRealClockTest {
   }
 
   @Test
-  @Timeout(value = 20, unit = TimeUnit.SECONDS)
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void cancelledProbesAreHandedBackNeverDecideAndNeverMakeTwoProbes() throws InterruptedException {
     DegradeRule rule = DegradeRule.builder("r").strategy(DegradeStrategy.ERROR_RATIO).threshold(0.5)
         .minRequestAmount(5).statInterval(Duration.ofMillis(100)).openDuration(OPEN).build();
@@ -74,8 +87,11 @@ class CircuitBreakerCancelRealClockTest {
         workers[i] = new Thread(() -> work(weir, breaker, timeout, completers), "cancel-worker-" + i);
         workers[i].start();
       }
+      run.endWhen(RUN, () -> count(r -> r.startsWith("CLOSED->OPEN")) >= 2
+          && count(r -> r.equals("HALF_OPEN->OPEN: " + CircuitBreaker.PROBE_CANCELLED)) >= 1
+          && count(r -> r.equals("HALF_OPEN->CLOSED: probe succeeded")) >= 1);
       for (Thread worker : workers) {
-        worker.join(TimeUnit.NANOSECONDS.toMillis(RUN_NANOS) + 5_000);
+        worker.join(10_000);
         assertThat(worker.isAlive()).as("worker ended").isFalse();
       }
     } finally {
@@ -96,19 +112,34 @@ class CircuitBreakerCancelRealClockTest {
     assertThat(handedBack).as("hand-backs: by cancelled probes only").isLessThanOrEqualTo(cancels);
     assertThat(closedBy + reopenedBy + handedBack + timedOut).as("every probe decided exactly once")
         .isEqualTo(ended.size());
-    assertThat(cancels).as("cancelled probes: more than an open period each would allow (2 per phase)")
-        .isGreaterThan(4L * CYCLES);
+    assertThat(handedBack).as("probes handed back").isPositive();
     assertThat(reasons.stream().filter(r -> r.startsWith("CLOSED->OPEN")).count()).as("the breaker cycled")
         .isGreaterThanOrEqualTo(2);
+    // After a cancel returned, the next call probes: a refused call must have met a later probe.
+    List<long[]> probed = new ArrayList<>(probes);
+    List<long[]> refused = new ArrayList<>(refusals);
+    for (long[] cancel : cancelled) {
+      long laterBegan = probed.stream().filter(probe -> probe[0] - cancel[0] > 0).mapToLong(probe -> probe[1])
+          .min().orElse(Long.MAX_VALUE);
+      assertThat(refused).as("calls refused after the cancel of the probe of %d ms returned, before a later probe's"
+          + " call began", (cancel[0] - begin) / MS)
+          .noneMatch(call -> call[0] - cancel[1] >= 0 && call[1] - laterBegan < 0);
+    }
+  }
+
+  private long count(java.util.function.Predicate<String> reason) {
+    return reasons.stream().filter(reason).count();
   }
 
   /** Calls until the run ends; a probe is ended by a completer thread 0.2 to 1.5 ms later. */
   private void work(Weir weir, CircuitBreaker breaker, long timeout, ScheduledExecutorService completers) {
-    while (System.nanoTime() - begin < RUN_NANOS) {
+    while (run.going()) {
       Entry entry;
+      long began = System.nanoTime();
       try {
         entry = weir.asyncEntry("r", EntryType.OUT, 1);
       } catch (BlockException refused) {
+        refusals.add(new long[] {began, System.nanoTime()});
         LockSupport.parkNanos(50_000);
         continue;
       }
@@ -123,8 +154,10 @@ class CircuitBreakerCancelRealClockTest {
       }
       long admittedBy = System.nanoTime();
       long id = probeIds.incrementAndGet();
+      long stamp = ((Call) entry).startNanos();
+      probes.add(new long[] {stamp, began});
       // Put, then look: of two probes admitted together, at least the second to look sees the other.
-      liveProbes.put(id, ((Call) entry).startNanos());
+      liveProbes.put(id, stamp);
       for (Map.Entry<Long, Long> other : liveProbes.entrySet()) {
         if (other.getKey() != id && admittedBy - other.getValue() < timeout) {
           violations.add("probe admitted at " + (admittedBy - begin) / MS + " ms while another, started "
@@ -138,7 +171,10 @@ class CircuitBreakerCancelRealClockTest {
             entry.recordError(new IllegalStateException("down"));
             entry.close();
           }
-          case CANCEL -> entry.cancel();
+          case CANCEL -> {
+            entry.cancel();
+            cancelled.add(new long[] {stamp, System.nanoTime()});
+          }
           default -> entry.close();
         }
         ended.add(outcome);

@@ -6,6 +6,7 @@ import dev.weir.BlockException;
 import dev.weir.Calls;
 import dev.weir.CircuitState;
 import dev.weir.Entry;
+import dev.weir.RealTimeRun;
 import dev.weir.Weir;
 import dev.weir.internal.limit.CircuitBreaker;
 import dev.weir.rule.DegradeRule;
@@ -27,30 +28,38 @@ import org.junit.jupiter.api.Timeout;
  * Real threads on {@code System.nanoTime()}: 8 workers call a resource whose downstream alternates
  * between failing and healthy, so the breaker goes open, half-open, closed, open again; every third
  * probe is lost with its thread. Asserted on every probe admission: no other probe younger than the
- * probe timeout is in flight; after every lost probe, a new one comes within the timeout (plus
- * scheduling slack); and at the end a lost probe does not leave the breaker half-open.
+ * probe timeout is in flight. After every lost probe: no new probe before the probe timeout, and no
+ * call refused once it has passed: a call that began after the timeout and ended before any later
+ * probe's call began must have been that probe. And at the end a lost probe does not leave the
+ * breaker half-open. Each call is known by the interval of {@code System.nanoTime()} readings
+ * around it, which holds the engine's reading, so none of this depends on how late the machine ran
+ * a thread. The run lasts 1.5 s and until the breaker cycled and probes were lost ({@link RealTimeRun}).
  */
 class CircuitBreakerRealClockTest {
 
   private static final long MS = 1_000_000L;
   private static final Duration OPEN = Duration.ofMillis(100);
-  private static final long RUN_NANOS = 1_500 * MS;
+  private static final Duration RUN = Duration.ofMillis(1_500);
   private static final long PHASE_NANOS = 150 * MS;
   private static final int WORKERS = 8;
 
-  private record Probe(long start, long admittedBy, boolean lost) {
+  /** A probe: its engine reading (its stamp), when its call began, and when it was admitted by. */
+  private record Probe(long start, long began, long admittedBy, boolean lost) {
   }
 
   private final long begin = System.nanoTime();
+  private final RealTimeRun run = new RealTimeRun();
   private final Map<Thread, Long> liveProbes = new ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<Probe> probes = new ConcurrentLinkedQueue<>();
+  /** Every refused call as {began, ended}. */
+  private final ConcurrentLinkedQueue<long[]> refusals = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<Thread> threads = new ConcurrentLinkedQueue<>();
   private final AtomicInteger probeCount = new AtomicInteger();
   private final AtomicInteger trips = new AtomicInteger();
 
   @Test
-  @Timeout(value = 10, unit = TimeUnit.SECONDS)
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void atMostOneProbeInFlightAndLostProbesTimeOut() throws InterruptedException {
     DegradeRule rule = DegradeRule.builder("r").strategy(DegradeStrategy.ERROR_RATIO).threshold(0.5)
         .minRequestAmount(5).statInterval(Duration.ofMillis(100)).openDuration(OPEN).build();
@@ -67,60 +76,66 @@ class CircuitBreakerRealClockTest {
     for (int i = 0; i < WORKERS; i++) {
       start(() -> work(weir, breaker, timeout));
     }
-    // Every worker ends by the run's end (each call is short); replacements are joined too.
-    long joinBy = begin + RUN_NANOS + 3_000 * MS;
+    run.endWhen(RUN, () -> trips.get() >= 2 && probes.stream().filter(Probe::lost).count() >= 2);
+    // Every worker ends soon after the run (each call is short); replacements are joined too.
     for (Thread thread; (thread = threads.poll()) != null; ) {
-      thread.join(Math.max(1, (joinBy - System.nanoTime()) / MS));
+      thread.join(10_000);
       assertThat(thread.isAlive()).as("worker ended").isFalse();
     }
 
     assertThat(violations).isEmpty();
     List<Probe> all = new ArrayList<>(probes);
-    all.sort((a, b) -> Long.compare(a.admittedBy, b.admittedBy));
+    all.sort((a, b) -> Long.compare(a.start, b.start)); // admission order: a probe's stamp exceeds every earlier one
     assertThat(trips.get()).as("the breaker cycled").isGreaterThanOrEqualTo(2);
     assertThat(all.stream().filter(Probe::lost).count()).as("lost probes").isPositive();
+    List<long[]> refused = new ArrayList<>(refusals);
     for (int i = 0; i < all.size(); i++) {
       Probe probe = all.get(i);
       if (!probe.lost) {
         continue;
       }
-      if (i + 1 < all.size()) {
-        Probe next = all.get(i + 1);
-        assertThat(next.admittedBy - probe.start).as("no new probe before the lost one timed out")
-            .isGreaterThanOrEqualTo(timeout);
-        assertThat(next.admittedBy - probe.start).as("a new probe soon after the timeout (calls keep coming)")
-            .isLessThan(timeout + 400 * MS);
-      } else {
-        assertThat(probe.start).as("the last probe was lost near the end of the run")
-            .isGreaterThan(begin + RUN_NANOS - timeout - 400 * MS);
+      long laterBegan = Long.MAX_VALUE; // the earliest any later probe's call began
+      for (int k = i + 1; k < all.size(); k++) {
+        laterBegan = Math.min(laterBegan, all.get(k).began);
       }
+      if (i + 1 < all.size()) {
+        assertThat(all.get(i + 1).admittedBy - probe.start).as("no new probe before the lost one timed out")
+            .isGreaterThanOrEqualTo(timeout);
+      }
+      long due = probe.start + timeout;
+      long until = laterBegan;
+      assertThat(refused).as("calls refused after the lost probe of %d ms timed out, before a later probe's call",
+          (probe.start - begin) / MS).noneMatch(call -> call[0] - due >= 0 && call[1] - until < 0);
     }
 
     // Now lose one more probe with nothing else running: the breaker must not stay half-open.
-    long due = System.nanoTime() + timeout + OPEN.toNanos() + 1_000 * MS;
+    java.util.concurrent.atomic.AtomicLong lostStart = new java.util.concurrent.atomic.AtomicLong();
     Thread lost = start(() -> {
-      while (System.nanoTime() < due) {
+      while (true) {
         try {
           Entry entry = weir.entry("r");
           if (((Call) entry).isProbe(breaker)) {
+            lostStart.set(((Call) entry).startNanos());
             return; // lost: never closed
           }
           entry.recordError(new IllegalStateException("down"));
           entry.close();
-        } catch (BlockException refused) {
+        } catch (BlockException refusedCall) {
           LockSupport.parkNanos(MS);
         }
       }
     });
-    lost.join(TimeUnit.NANOSECONDS.toMillis(due - System.nanoTime()) + 1_000);
+    lost.join(); // bounded by the test's timeout: the breaker opens on errors and then lets a probe through
     assertThat(breaker.state()).isEqualTo(CircuitState.HALF_OPEN);
-    long lostAt = System.nanoTime();
-    BlockException refused;
-    while ((refused = Calls.tryOnce(weir, "r")) != null) {
-      assertThat(System.nanoTime() - lostAt).as("time half-open after a lost probe").isLessThan(timeout + 1_000 * MS);
+    long due = lostStart.get() + timeout;
+    while (true) {
+      long began = System.nanoTime();
+      if (Calls.tryOnce(weir, "r") == null) {
+        break;
+      }
+      assertThat(began - due).as("a call refused though it began after the lost probe timed out").isNegative();
       LockSupport.parkNanos(MS);
     }
-    assertThat(refused).isNull();
     assertThat(breaker.state()).isEqualTo(CircuitState.CLOSED);
   }
 
@@ -137,11 +152,13 @@ class CircuitBreakerRealClockTest {
 
   /** Calls until the run ends; ends early, leaving its probe open, when told to lose it. */
   private void work(Weir weir, CircuitBreaker breaker, long timeout) {
-    while (System.nanoTime() - begin < RUN_NANOS) {
+    while (run.going()) {
       Entry entry;
+      long began = System.nanoTime();
       try {
         entry = weir.entry("r");
       } catch (BlockException refused) {
+        refusals.add(new long[] {began, System.nanoTime()});
         LockSupport.parkNanos(50_000);
         continue;
       }
@@ -164,7 +181,7 @@ class CircuitBreakerRealClockTest {
         }
       }
       boolean lose = probeCount.incrementAndGet() % 3 == 0;
-      probes.add(new Probe(start, admittedBy, lose));
+      probes.add(new Probe(start, began, admittedBy, lose));
       if (lose) {
         liveProbes.remove(Thread.currentThread()); // lost: no longer anyone's call in flight
         start(() -> work(weir, breaker, timeout)); // a replacement; this thread dies with its probe

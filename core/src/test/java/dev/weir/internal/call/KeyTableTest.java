@@ -19,11 +19,11 @@ import org.junit.jupiter.api.Test;
  * The per-key table of a hot-parameter rule holds a bounded heap whatever keys callers send: a
  * bounded number of keys, within a byte budget, a huge string key kept by its digest; and what it
  * costs a caller to push a refused key out of the table, and so get a fresh bucket, is the number
- * of new keys written down in the README ({@link BoundedLru}).
+ * of new keys written down in docs/security.md ({@link KeyTable}).
  */
 class KeyTableTest {
 
-  private static final int PER_SEGMENT = ParamFlowRule.MAX_TRACKED_VALUES / 16;
+  private static final int CAPACITY = ParamFlowRule.MAX_TRACKED_VALUES;
 
   private final FakeTicker ticker = new FakeTicker(3_600_000_000_000_000L);
 
@@ -92,24 +92,29 @@ class KeyTableTest {
 
   /*
    * What a caller pays to get a fresh bucket for a refused key K by pushing it out of the table:
-   * K must stay unused while a sixteenth of the table's capacity of new keys lands in K's segment.
-   * Keys aimed at K's segment (chosen by hash) are the cheapest way: capacity / 16 of them.
+   * K must stay unused while the table's hand sweeps it twice (KeyTable: CLOCK over one ring for all
+   * keys, so no key can be aimed at K by its hash), that is between one and two times the capacity
+   * of new keys.
    */
 
   @Test
-  void pushingAnIdleRefusedKeyOutTakesASixteenthOfTheCapacityOfKeysAimedAtItsSegment() {
-    Weir weir = engine(Weir.builder(), ParamFlowRule.builder("r").count(1).duration(Duration.ofHours(1)).build());
-    String refused = "victim";
-    assertThat(admitted(weir, refused)).isTrue();
-    assertThat(admitted(weir, refused)).isFalse();
-    List<String> aimed = aimedAt(refused, PER_SEGMENT);
-    for (int i = 0; i < PER_SEGMENT - 1; i++) {
-      assertThat(admitted(weir, aimed.get(i))).isTrue();
+  void pushingAnIdleRefusedKeyOutTakesOneToTwoTurnsOfNewKeysAimedOrNot() {
+    for (boolean aimedByHash : new boolean[] {false, true}) {
+      Weir weir = engine(Weir.builder(), ParamFlowRule.builder("r").count(1).duration(Duration.ofHours(1)).build());
+      String refused = "victim";
+      assertThat(admitted(weir, refused)).isTrue();
+      assertThat(admitted(weir, refused)).isFalse();
+      List<String> keys = aimedByHash ? aimedAt(refused, 3 * CAPACITY) : fresh(3 * CAPACITY);
+      int sent = 0;
+      while (state(weir).tracks(refused)) {
+        assertThat(admitted(weir, keys.get(sent++))).isTrue();
+      }
+      System.out.printf("an idle key left the table after %d new keys (%s)%n", sent,
+          aimedByHash ? "aimed at its old segment" : "not aimed");
+      assertThat(sent).as("new keys %s before the refused key left", aimedByHash ? "aimed" : "not aimed")
+          .isBetween(CAPACITY - 1, 2 * CAPACITY);
+      assertThat(admitted(weir, refused)).as("a fresh bucket, bought with %d new keys", sent).isTrue();
     }
-    assertThat(state(weir).tracks(refused)).as("still tracked after %d aimed keys", PER_SEGMENT - 1).isTrue();
-    assertThat(admitted(weir, aimed.get(PER_SEGMENT - 1))).isTrue();
-    assertThat(state(weir).tracks(refused)).as("gone after %d aimed keys", PER_SEGMENT).isFalse();
-    assertThat(admitted(weir, refused)).as("a fresh bucket, bought with %d new keys", PER_SEGMENT).isTrue();
   }
 
   @Test
@@ -117,29 +122,24 @@ class KeyTableTest {
     Weir weir = engine(Weir.builder(), ParamFlowRule.builder("r").count(1).duration(Duration.ofHours(1)).build());
     String refused = "victim";
     assertThat(admitted(weir, refused)).isTrue();
-    List<String> aimed = aimedAt(refused, 20 * PER_SEGMENT);
-    for (int i = 0; i < aimed.size(); i++) {
-      admitted(weir, aimed.get(i));
-      if (i % (PER_SEGMENT / 2) == 0) {
-        assertThat(admitted(weir, refused)).as("refused after %d aimed keys", i).isFalse();
+    List<String> others = fresh(3 * CAPACITY);
+    for (int i = 0; i < others.size(); i++) {
+      admitted(weir, others.get(i));
+      if (i % (CAPACITY / 2) == 0) {
+        assertThat(admitted(weir, refused)).as("refused after %d new keys", i).isFalse();
       }
     }
   }
 
-  @Test
-  void keysNotAimedTakeAboutTheWholeCapacity() {
-    Weir weir = engine(Weir.builder(), ParamFlowRule.builder("r").count(1).duration(Duration.ofHours(1)).build());
-    String refused = "victim";
-    admitted(weir, refused);
-    int sent = 0;
-    while (state(weir).tracks(refused)) {
-      admitted(weir, "key-" + sent++);
+  private static List<String> fresh(int n) {
+    List<String> out = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      out.add("key-" + i);
     }
-    System.out.printf("an idle key left the table after %d new keys not aimed at it%n", sent);
-    assertThat(sent).isBetween(ParamFlowRule.MAX_TRACKED_VALUES / 2, ParamFlowRule.MAX_TRACKED_VALUES * 2);
+    return out;
   }
 
-  /** {@code n} distinct strings in the segment of {@code key} (the table's segment is 4 bits of the spread hash). */
+  /** {@code n} distinct strings in what was the segment of {@code key} when the table had 16 (4 bits of the spread hash). */
   private static List<String> aimedAt(String key, int n) {
     int target = segment(key);
     List<String> out = new java.util.ArrayList<>();

@@ -3,6 +3,8 @@ package dev.weir.internal.limit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weir.CircuitState;
+import dev.weir.RealTimeRun;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -20,9 +22,10 @@ import org.junit.jupiter.api.Timeout;
  * open circuit, each with a reading taken just before (so readings arrive late and out of order).
  * Every admitted probe is recorded with its reading and the time it was admitted by; asserted: at
  * most one probe in flight, none before its open period ends, and after a lost probe none before
- * the probe timeout.
+ * the probe timeout. A run lasts {@link #RUN} and then until the circuit cycled enough times for
+ * these to be tested ({@link RealTimeRun}).
  */
-@Timeout(value = 20, unit = TimeUnit.SECONDS)
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class CircuitRealClockTest {
 
   private static final long MS = 1_000_000L;
@@ -36,7 +39,8 @@ class CircuitRealClockTest {
   private final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<Probe> probes = new ConcurrentLinkedQueue<>();
 
-  private void run(Runnable work) throws InterruptedException {
+  /** Runs {@code work} on every thread while {@code run} goes on, for {@link #RUN} and until {@code probes} were recorded. */
+  private void run(RealTimeRun run, int probes, Runnable work) throws InterruptedException {
     List<Thread> threads = new ArrayList<>();
     for (int i = 0; i < THREADS; i++) {
       Thread thread = new Thread(work, "circuit-worker-" + i);
@@ -44,8 +48,9 @@ class CircuitRealClockTest {
       threads.add(thread);
       thread.start();
     }
+    run.endWhen(Duration.ofNanos(RUN), () -> this.probes.size() >= probes);
     for (Thread thread : threads) {
-      thread.join(RUN / MS + 10_000);
+      thread.join(10_000);
       assertThat(thread.isAlive()).as("worker ended").isFalse();
     }
   }
@@ -64,8 +69,9 @@ class CircuitRealClockTest {
     AtomicInteger inFlight = new AtomicInteger();
     AtomicInteger opens = new AtomicInteger();
     long begin = System.nanoTime();
-    run(() -> {
-      while (System.nanoTime() - begin < RUN) {
+    RealTimeRun run = new RealTimeRun();
+    run(run, 11, () -> {
+      while (run.going()) {
         long reading = System.nanoTime();
         long verdict = circuit.tryPass(reading);
         if (verdict == Circuit.PASS) {
@@ -134,9 +140,9 @@ class CircuitRealClockTest {
     Circuit.Phase<Object> period = circuit.closedPeriod(trippedAt);
     assertThat(period).isNotNull();
     assertThat(circuit.trip(period, trippedAt, "tripped")).isTrue();
-    long begin = System.nanoTime();
-    run(() -> {
-      while (System.nanoTime() - begin < RUN) {
+    RealTimeRun run = new RealTimeRun();
+    run(run, 6, () -> {
+      while (run.going()) {
         long reading = System.nanoTime();
         long verdict = circuit.tryPass(reading);
         if (verdict == Circuit.PROBE) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.weir.BlockException;
 import dev.weir.Entry;
 import dev.weir.EntryType;
+import dev.weir.RealTimeRun;
 import dev.weir.Weir;
 import dev.weir.internal.call.RecordingClock;
 import dev.weir.rule.ControlBehavior;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -29,6 +31,12 @@ import org.junit.jupiter.api.Timeout;
  * ({@link RecordingClock}), and the rule's documented bound is asserted over every span of the run.
  * Before the engine's time model, {@code exact} let 40-78x its count into one second here, and
  * {@code queue} more than twice its rate.
+ *
+ * <p>A run lasts {@link #RUN} and then until the rule has admitted enough for its bound to be
+ * tested ({@link RealTimeRun}): on a machine busy with other work the threads get less time, and
+ * how many calls they make in a fixed span says nothing about the engine. That each rule admits at
+ * its rate is asserted on a driven ticker ({@code WarmUpTest}, {@code QueueTest},
+ * {@code RejectWindowTest}, {@code ExactModeTest}).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RealClockBoundsTest {
@@ -49,14 +57,19 @@ class RealClockBoundsTest {
     return Weir.builder().ticker(clock).sleeper(clock).rules(RuleSet.empty().withParamFlow(List.of(rule))).build();
   }
 
-  /** Hammers {@code resource} from every thread for {@link #RUN}; returns the admissions' times, sorted. */
-  private List<Long> hammer(Weir weir, boolean holdInside) throws InterruptedException {
-    return hammer(weir, holdInside, false);
+  /**
+   * Hammers {@code resource} from every thread for {@link #RUN} and then until {@code atLeast}
+   * admissions were recorded; returns the admissions' times, sorted.
+   */
+  private List<Long> hammer(Weir weir, boolean holdInside, int atLeast) throws InterruptedException {
+    return hammer(weir, holdInside, false, times -> times.size() >= atLeast);
   }
 
-  private List<Long> hammer(Weir weir, boolean holdInside, boolean queued) throws InterruptedException {
+  private List<Long> hammer(Weir weir, boolean holdInside, boolean queued, Predicate<List<Long>> enough)
+      throws InterruptedException {
     List<Long> admitted = Collections.synchronizedList(new ArrayList<>());
     CountDownLatch start = new CountDownLatch(1);
+    RealTimeRun run = new RealTimeRun();
     List<Thread> threads = new ArrayList<>();
     for (int t = 0; t < THREADS; t++) {
       Thread thread = new Thread(() -> {
@@ -65,8 +78,7 @@ class RealClockBoundsTest {
         } catch (InterruptedException e) {
           return;
         }
-        long end = System.nanoTime() + RUN.toNanos();
-        while (System.nanoTime() - end < 0) {
+        while (run.going()) {
           clock.startCall();
           try (Entry entry = weir.entry("r", EntryType.OUT, 1, "hot")) {
             admitted.add(queued ? clock.queuedAdmittedAt() : clock.admittedAt());
@@ -85,10 +97,21 @@ class RealClockBoundsTest {
       threads.add(thread);
     }
     start.countDown();
+    run.endWhen(RUN, () -> enough.test(admitted)); // the list is synchronized: see sorted() for more than size()
     for (Thread thread : threads) {
       thread.join();
     }
-    List<Long> sorted = new ArrayList<>(admitted);
+    List<Long> sorted = sorted(admitted);
+    assertThat(enough.test(sorted)).as("enough admissions to test the bound, within %s: %d", RealTimeRun.MOST,
+        sorted.size()).isTrue();
+    return sorted;
+  }
+
+  private static List<Long> sorted(List<Long> admitted) {
+    List<Long> sorted;
+    synchronized (admitted) {
+      sorted = new ArrayList<>(admitted);
+    }
     Collections.sort(sorted);
     return sorted;
   }
@@ -96,7 +119,7 @@ class RealClockBoundsTest {
   @Test
   void rejectNeverExceedsTheCountInAnyWindowOfItsBuckets() throws InterruptedException {
     Weir weir = engine(FlowRule.builder("r").count(20).interval(Duration.ofMillis(100)).build());
-    List<Long> times = hammer(weir, false);
+    List<Long> times = hammer(weir, false, 100);
     long bucket = 10 * MILLIS;
     java.util.Map<Long, Integer> perBucket = new java.util.TreeMap<>();
     for (long t : times) {
@@ -109,7 +132,6 @@ class RealClockBoundsTest {
       }
       assertThat(inWindow).as("admissions in the ten buckets from %d", first).isLessThanOrEqualTo(20);
     }
-    assertThat(times.size()).as("the rule still admits at its rate").isGreaterThanOrEqualTo(100);
   }
 
   /**
@@ -120,7 +142,13 @@ class RealClockBoundsTest {
   void rejectWithCreditsNeverExceedsTheCountInAnyWindowOfItsBuckets() throws InterruptedException {
     int count = 8000;
     Weir weir = engine(FlowRule.builder("r").count(count).interval(Duration.ofMillis(100)).build());
-    List<Long> times = hammer(weir, false);
+    // Until some window got near the count: credits were leased and the limit reached.
+    List<Long> times = hammer(weir, false, false, t -> fullestWindow(sorted(t)) > count - WindowLimiter.LEASE_FLOOR);
+    assertThat(fullestWindow(times)).as("the most admissions in ten consecutive buckets").isLessThanOrEqualTo(count);
+  }
+
+  /** The most admissions any ten consecutive buckets of 10 ms hold. */
+  private static int fullestWindow(List<Long> times) {
     long bucket = 10 * MILLIS;
     java.util.Map<Long, Integer> perBucket = new java.util.TreeMap<>();
     for (long t : times) {
@@ -133,78 +161,79 @@ class RealClockBoundsTest {
         inWindow += perBucket.getOrDefault(b, 0);
       }
       fullest = Math.max(fullest, inWindow);
-      assertThat(inWindow).as("admissions in the ten buckets from %d", first).isLessThanOrEqualTo(count);
     }
-    assertThat(fullest).as("some window got near the count: credits were leased and the limit reached")
-        .isGreaterThan((int) (count - WindowLimiter.LEASE_FLOOR));
+    return fullest;
   }
 
   @Test
   void exactNeverExceedsTheCountInAnyIntervalLongSpan() throws InterruptedException {
     Weir weir = engine(FlowRule.builder("r").count(20).interval(Duration.ofMillis(100)).exact(true).build());
-    List<Long> times = hammer(weir, false);
+    List<Long> times = hammer(weir, false, 100);
     for (int i = 20; i < times.size(); i++) {
       assertThat(times.get(i) - times.get(i - 20)).as("admission %d and the 20th before it", i)
           .isGreaterThanOrEqualTo(100 * MILLIS);
     }
-    assertThat(times.size()).isGreaterThanOrEqualTo(100);
   }
 
   @Test
   void queueSpacesAdmissions() throws InterruptedException {
     Weir weir = engine(FlowRule.builder("r").count(100).controlBehavior(ControlBehavior.QUEUE)
         .maxQueueingTime(Duration.ofMillis(50)).build());
-    assertPaced(hammer(weir, false, true), 10 * MILLIS);
+    assertPaced(hammer(weir, false, true, atLeast(60)), 10 * MILLIS);
   }
 
   @Test
   void warmUpNeverSpacesCallsCloserThanTheStableRate() throws InterruptedException {
     Weir weir = engine(FlowRule.builder("r").count(100).controlBehavior(ControlBehavior.WARM_UP)
         .warmUpPeriod(Duration.ofMillis(500)).coldFactor(3).build());
-    assertPaced(hammer(weir, false), 10 * MILLIS, 30); // starts cold, at a third of the rate
+    assertPaced(hammer(weir, false, 30), 10 * MILLIS); // starts cold, at a third of the rate
   }
 
   @Test
   void warmUpQueueNeverSpacesCallsCloserThanTheStableRate() throws InterruptedException {
     Weir weir = engine(FlowRule.builder("r").count(100).controlBehavior(ControlBehavior.WARM_UP_QUEUE)
         .warmUpPeriod(Duration.ofMillis(500)).coldFactor(3).maxQueueingTime(Duration.ofMillis(50)).build());
-    assertPaced(hammer(weir, false, true), 10 * MILLIS);
+    assertPaced(hammer(weir, false, true, atLeast(60)), 10 * MILLIS);
   }
 
   @Test
   void threadsNeverLetsMoreInsideThanTheCount() throws InterruptedException {
     Weir weir = engine(FlowRule.threads("r", 3));
-    List<Long> times = hammer(weir, true);
+    hammer(weir, true, 1);
     assertThat(mostInside.get()).isBetween(1, 3);
-    assertThat(times).isNotEmpty();
   }
 
   @Test
   void paramFlowTokenBucketNeverExceedsItsCapacityPlusRate() throws InterruptedException {
     Weir weir = engine(ParamFlowRule.builder("r").count(20).duration(Duration.ofSeconds(1)).build());
-    List<Long> times = hammer(weir, false);
+    List<Long> times = hammer(weir, false, 20);
     double emission = 50.0 * MILLIS;
     for (int i = 0; i < times.size(); i++) {
       for (int j = i; j < times.size(); j++) {
         double allowed = (times.get(j) - times.get(i)) / emission + 20;
-        assertThat((double) (j - i + 1)).as("admissions %d..%d", i, j).isLessThanOrEqualTo(allowed);
+        if (j - i + 1 > allowed) { // checked before asserting: a pair at a time
+          assertThat((double) (j - i + 1)).as("admissions %d..%d", i, j).isLessThanOrEqualTo(allowed);
+        }
       }
     }
-    assertThat(times.size()).isGreaterThanOrEqualTo(20);
   }
 
   @Test
   void paramFlowQueueSpacesAdmissions() throws InterruptedException {
     Weir weir = engine(ParamFlowRule.builder("r").count(100).duration(Duration.ofSeconds(1))
         .controlBehavior(ControlBehavior.QUEUE).maxQueueingTime(Duration.ofMillis(50)).build());
-    assertPaced(hammer(weir, false, true), 10 * MILLIS);
+    assertPaced(hammer(weir, false, true, atLeast(60)), 10 * MILLIS);
   }
 
   @Test
   void paramFlowThreadsNeverLetsMoreInsideThanTheCount() throws InterruptedException {
     Weir weir = engine(ParamFlowRule.builder("r").grade(FlowGrade.THREADS).count(2).build());
-    hammer(weir, true);
+    hammer(weir, true, 1);
     assertThat(mostInside.get()).isBetween(1, 2);
+  }
+
+  private static Predicate<List<Long>> atLeast(int admissions) {
+    return times -> times.size() >= admissions;
   }
 
   /**
@@ -212,16 +241,11 @@ class RealClockBoundsTest {
    * whole nanoseconds), and so no more over the run than its length allows.
    */
   private static void assertPaced(List<Long> times, long spacing) {
-    assertPaced(times, spacing, 60);
-  }
-
-  private static void assertPaced(List<Long> times, long spacing, int atLeast) {
     for (int i = 1; i < times.size(); i++) {
       assertThat(times.get(i) - times.get(i - 1)).as("gap before admission %d", i)
           .isGreaterThanOrEqualTo(spacing - 1_000);
     }
     long span = times.get(times.size() - 1) - times.get(0);
     assertThat((long) times.size()).isLessThanOrEqualTo(span / spacing + 1);
-    assertThat(times.size()).as("the rule still admits at its rate").isGreaterThanOrEqualTo(atLeast);
   }
 }

@@ -27,6 +27,7 @@ public class Catalog {
    * product (marked stale) instead of an error; with no copy to give, the refusal goes on to the
    * HTTP layer (429).
    */
+  // tag::find-product[]
   @RateLimited(value = "findProduct", blockHandler = "cachedProduct")
   public Optional<Product> findProduct(String id) {
     Optional<Product> product = byId(id);
@@ -46,6 +47,7 @@ public class Catalog {
     }
     return Optional.of(cached.asStale());
   }
+  // end::find-product[]
 
   /**
    * A warm-up limit without handlers: after an idle period the rate starts low and rises, and a
@@ -57,12 +59,14 @@ public class Catalog {
   }
 
   /** A plain rate limit without handlers: refusals become {@code 429 Too Many Requests}. */
+  // tag::search[]
   @RateLimited("searchProducts")
   public List<Product> search(String query) {
     String needle = query.toLowerCase(Locale.ROOT);
     return allProducts().stream()
         .filter(product -> product.name().toLowerCase(Locale.ROOT).contains(needle)).toList();
   }
+  // end::search[]
 
   private static List<Product> allProducts() {
     return PRODUCTS.values().stream().sorted(Comparator.comparing(Product::id)).toList();

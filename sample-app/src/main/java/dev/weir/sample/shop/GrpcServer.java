@@ -25,9 +25,11 @@ class GrpcServer implements SmartLifecycle {
   private volatile boolean running;
 
   GrpcServer(@Value("${shop.grpc.port:9090}") int port, Catalog catalog, WeirServerInterceptor weir) {
+    // tag::server[]
     this.server = Grpc.newServerBuilderForPort(port, InsecureServerCredentials.create())
         .addService(ServerInterceptors.intercept(new CatalogGrpcService(catalog), weir))
         .build();
+    // end::server[]
   }
 
   @Override

@@ -20,6 +20,7 @@ public class ShippingService {
    * A fallback on a failing call: when the carrier fails (or a rule refuses the call), callers get
    * a flat-rate estimate; the failure is still counted for the resource's statistics.
    */
+  // tag::quote[]
   @RateLimited(value = "shippingQuote", fallback = "flatRate")
   public ShippingQuote quote(String orderId) throws ShippingCarrier.CarrierUnavailableException {
     return carrier.quote(orderId);
@@ -28,4 +29,5 @@ public class ShippingService {
   private ShippingQuote flatRate(String orderId, Throwable cause) {
     return new ShippingQuote(orderId, FLAT_RATE_CENTS, "flat-rate", true);
   }
+  // end::quote[]
 }

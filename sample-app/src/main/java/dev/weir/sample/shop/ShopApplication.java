@@ -10,6 +10,7 @@ import org.springframework.resilience.annotation.EnableResilientMethods;
  * catalog over gRPC on its own port. Every limit is declared with {@code @RateLimited} on a service
  * (or guards a route, a retry or a gRPC method) and configured in {@code application.yml}.
  */
+// tag::application[]
 @SpringBootApplication
 @EnableResilientMethods
 public class ShopApplication {
@@ -19,3 +20,4 @@ public class ShopApplication {
     SpringApplication.run(ShopApplication.class, args);
   }
 }
+// end::application[]

@@ -19,8 +19,10 @@ public class StockService {
   }
 
   /** Returns the stock of product {@code id}, retried up to 3 times, 100 ms apart, within the budget. */
-  @Retryable(maxRetries = 3, delayString = "${shop.warehouse.retry-delay:100ms}")
+  // tag::retryable[]
+  @Retryable(maxRetries = 3, delayString = "${shop.warehouse.retry-delay:100ms}")  // resource "StockService.stock"
   public int stock(String id) {
     return warehouse.stock(id);
   }
+  // end::retryable[]
 }

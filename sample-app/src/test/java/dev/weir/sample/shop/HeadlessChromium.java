@@ -82,7 +82,7 @@ final class HeadlessChromium {
 
   /**
    * Saves a screenshot to {@code target/screenshots/name.png}, and to the directory of the system
-   * property {@code weir.screenshots} when it is set (the README's pictures are taken so:
+   * property {@code weir.screenshots} when it is set (the pictures of docs/dashboard.md are taken so:
    * {@code -Dweir.screenshots=$PWD/docs}).
    */
   static Path screenshot(WebDriver browser, String name) {

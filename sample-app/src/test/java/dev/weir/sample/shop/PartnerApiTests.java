@@ -11,7 +11,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
-/** The sample's /api/** route, limited per X-Api-Key, over real HTTP: what the README's curl shows. */
+/** The sample's /api/** route, limited per X-Api-Key, over real HTTP: the curl of docs/routes-and-keys.md. */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 class PartnerApiTests {
 

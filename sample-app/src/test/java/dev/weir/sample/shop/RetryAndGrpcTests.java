@@ -22,7 +22,7 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 /**
- * The shop's retry budget and gRPC service, as the README shows them: stock checks against a
+ * The shop's retry budget and gRPC service, as docs/retry-budgets.md and docs/grpc.md show them: stock checks against a
  * warehouse that is down, over real HTTP, and the catalog over gRPC on its own port.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {

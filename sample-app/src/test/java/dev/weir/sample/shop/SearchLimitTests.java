@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 
-/** The example of the README's "Testing with weir-test", as written there. */
+/** The example of docs/testing.md, "Testing with weir-test", shown there from the tags below. */
+// tag::test[]
 @SpringBootTest
 @AutoConfigureWeirTest
 class SearchLimitTests {
@@ -28,3 +29,4 @@ class SearchLimitTests {
     assertThat(catalog.search("tea")).isNotEmpty();
   }
 }
+// end::test[]

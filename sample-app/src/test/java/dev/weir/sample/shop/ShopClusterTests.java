@@ -21,8 +21,13 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * Two instances of the shop with the {@code redis} profile, as the README runs them, against a
+ * Two instances of the shop with the {@code redis} profile, as docs/cluster.md runs them, against a
  * real {@code redis-server} the test owns: the search limit (2 per second) is one budget for both.
+ *
+ * <p>The shops run with a decision deadline of 2 s instead of the profile's 20 ms: on a machine busy
+ * with other work a live Redis' answer can miss 20 ms, and each instance's local fallback would then
+ * decide alone, which is the engine keeping its deadline, not the sharing this test is about. With
+ * 2 s, a live Redis decides every call, so the tests can require that no call fell back.
  */
 class ShopClusterTests {
 
@@ -58,12 +63,11 @@ class ShopClusterTests {
 
     assertThat(statuses).containsOnly(200, 429);
     long admitted = statuses.stream().filter(status -> status == 200).count();
-    if (elapsed < Duration.ofMillis(900).toNanos()) {
-      // All six inside the first 900 ms of the window: the first bucket has not left it yet.
-      assertThat(admitted).isEqualTo(2);
-    } else {
-      assertThat(admitted).isBetween(2L, 4L); // a busy machine: at most one more window began
-    }
+    // Redis decided all six within the elapsed span: a span of that length touches at most this
+    // many of the window's 100 ms buckets, and any ten consecutive buckets hold at most 2. Under
+    // 900 ms that is 2: the first bucket has not left the window yet.
+    long buckets = elapsed / Duration.ofMillis(100).toNanos() + 2;
+    assertThat(admitted).as("admitted in %d ms", elapsed / 1_000_000).isBetween(2L, 2 * ((buckets + 9) / 10));
     assertThat(statuses.subList(0, 2)).containsExactly(200, 200);
     for (ConfigurableApplicationContext shop : shops) {
       ClusterStatus cluster = shop.getBean(Weir.class).cluster();
@@ -86,7 +90,8 @@ class ShopClusterTests {
   private int startShop() throws InterruptedException {
     ConfigurableApplicationContext shop = new SpringApplicationBuilder(ShopApplication.class)
         .profiles("redis")
-        .run("--server.port=0", "--spring.data.redis.host=127.0.0.1", "--spring.data.redis.port=" + redis.port());
+        .run("--server.port=0", "--spring.data.redis.host=127.0.0.1", "--spring.data.redis.port=" + redis.port(),
+            "--weir.cluster.timeout=2s"); // see the class comment
     shops.add(shop);
     RedisClusterClient client = shop.getBean(RedisClusterClient.class);
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();

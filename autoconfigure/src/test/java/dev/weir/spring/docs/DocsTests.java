@@ -1,0 +1,146 @@
+package dev.weir.spring.docs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.env.YamlPropertySourceLoader;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.io.FileSystemResource;
+
+/**
+ * The repository's documentation, the README and every page under {@code docs/}, checked by
+ * {@link DocsChecker}: Java snippets are regions of compiled sources, {@code weir:} YAML binds and
+ * validates, links and anchors land, and the README stays a short entry point that keeps the two
+ * commands CI and the samples depend on.
+ */
+class DocsTests {
+
+  private static final Path ROOT = Path.of("..");
+  private static final DocsChecker DOCS = new DocsChecker(ROOT);
+
+  /** The pages issue 30 asks for, and the pages other pages are built around. */
+  private static final List<String> PAGES = List.of(
+      "docs/README.md", "docs/getting-started.md", "docs/annotation.md", "docs/rules.md",
+      "docs/async-and-reactive.md", "docs/routes-and-keys.md", "docs/http.md", "docs/rule-sources.md",
+      "docs/shadow-mode.md", "docs/observability.md", "docs/endpoint.md", "docs/dashboard.md", "docs/cluster.md",
+      "docs/adaptive.md", "docs/security.md", "docs/testing.md", "docs/performance.md", "docs/engine.md",
+      "docs/design/engine.md", "docs/design/autoconfigure.md", "docs/design/choices.md", "docs/samples.md",
+      "docs/outgoing-calls.md", "docs/retry-budgets.md", "docs/grpc.md", "docs/native-images.md",
+      "docs/how-to/limit-an-api-per-key.md", "docs/how-to/roll-out-a-limit-dark.md",
+      "docs/how-to/protect-a-slow-dependency.md", "docs/how-to/run-a-fleet-on-redis.md",
+      "docs/migrating/from-sentinel.md", "docs/migrating/from-resilience4j.md", "docs/migrating/from-bucket4j.md");
+
+  /**
+   * Java fences shown without a compiled source, each with its reason on the page. Only this one:
+   * the endpoint's Spring Security filter chain, since Spring Security is a dependency of no module
+   * (adding it to a module's tests would put every test of that module behind a login).
+   */
+  private static final List<String> UNCHECKED_JAVA = List.of("docs/endpoint.md");
+
+  @Test
+  void theReadmeIsShortLinksIntoTheReferenceAndKeepsItsTwoCommands() throws IOException {
+    List<String> readme = Files.readAllLines(ROOT.resolve("README.md"));
+    assertThat(readme).as("lines of the README").hasSizeLessThanOrEqualTo(300);
+    assertThat(readme).as("the test command CI runs, and the sample's run command")
+        .contains("mvn -B -ntp verify", "mvn -B -ntp -pl sample-app -am spring-boot:run");
+    assertThat(DOCS.page(ROOT.resolve("README.md")).links()).extracting(Markdown.Link::target)
+        .anySatisfy(target -> assertThat(target).startsWith("docs/getting-started.md"))
+        .anySatisfy(target -> assertThat(target).startsWith("docs/migrating/from-sentinel.md"))
+        .anySatisfy(target -> assertThat(target).startsWith("docs/migrating/from-resilience4j.md"))
+        .anySatisfy(target -> assertThat(target).startsWith("docs/migrating/from-bucket4j.md"));
+  }
+
+  @Test
+  void everyPageOfTheReferenceExistsAndIsReachableFromTheIndex() {
+    assertThat(PAGES).allSatisfy(page -> assertThat(ROOT.resolve(page)).isRegularFile());
+    Path index = ROOT.resolve("docs/README.md");
+    List<Path> linked = DOCS.page(index).links().stream().map(Markdown.Link::target)
+        .filter(target -> !target.contains(":")).map(target -> target.replaceAll("#.*", ""))
+        .filter(target -> !target.isEmpty())
+        .map(target -> index.toAbsolutePath().getParent().resolve(target).normalize()).toList();
+    assertThat(DOCS.pages()).as("every page under docs/ is linked from docs/README.md")
+        .allSatisfy(page -> {
+          if (!page.endsWith("README.md")) {
+            assertThat(linked).contains(page.toAbsolutePath().normalize());
+          }
+        });
+  }
+
+  @Test
+  void everyFenceNamesItsLanguage() {
+    assertThat(all(DOCS::fenceProblems)).isEmpty();
+  }
+
+  @Test
+  void everyJavaSnippetIsARegionOfACompiledSource() {
+    long java = DOCS.pages().stream().flatMap(page -> DOCS.page(page).fences().stream())
+        .filter(fence -> fence.language().equals("java")).count();
+    assertThat(java).as("Java snippets found (the parser reads the pages)").isGreaterThan(20);
+    assertThat(all(DOCS::snippetProblems)).isEmpty();
+    assertThat(all(DOCS::uncheckedJava)).as("Java fences marked unchecked")
+        .allSatisfy(at -> assertThat(UNCHECKED_JAVA).anySatisfy(page -> assertThat(at).startsWith(page + ":")))
+        .hasSize(UNCHECKED_JAVA.size());
+  }
+
+  @Test
+  void everyWeirYamlBindsAndValidates() {
+    long yaml = DOCS.pages().stream().flatMap(page -> DOCS.page(page).fences().stream())
+        .filter(fence -> fence.language().equals("yaml") && fence.text().contains("weir:")).count();
+    assertThat(yaml).as("weir: YAML snippets found").isGreaterThan(20);
+    assertThat(all(DOCS::yamlProblems)).isEmpty();
+  }
+
+  @Test
+  void everyLinkAndAnchorResolves() {
+    long links = DOCS.pages().stream().mapToLong(page -> DOCS.page(page).links().size()).sum();
+    assertThat(links).as("links found").isGreaterThan(150);
+    assertThat(all(DOCS::linkProblems)).isEmpty();
+  }
+
+  /**
+   * The URLs of the sample applications' page name the port each sample runs on, as its
+   * {@code application.yml} sets it (the shop: Spring Boot's default 8080; the WebFlux sample: 8081).
+   */
+  @Test
+  void theSamplesPageSendsEachSampleToItsOwnPort() throws IOException {
+    String page = Files.readString(ROOT.resolve("docs/samples.md"));
+    int webflux = page.indexOf("## The WebFlux sample");
+    assertThat(webflux).isPositive();
+    assertThat(ports(page.substring(0, webflux))).isNotEmpty()
+        .containsOnly(port("sample-app/src/main/resources/application.yml"));
+    assertThat(ports(page.substring(webflux))).isNotEmpty()
+        .containsOnly(port("sample-webflux/src/main/resources/application.yml"));
+  }
+
+  private static Set<Integer> ports(String text) {
+    Set<Integer> out = new HashSet<>();
+    Matcher matcher = Pattern.compile("localhost:(\\d+)").matcher(text);
+    while (matcher.find()) {
+      out.add(Integer.parseInt(matcher.group(1)));
+    }
+    return out;
+  }
+
+  private static int port(String applicationYml) throws IOException {
+    List<PropertySource<?>> sources = new YamlPropertySourceLoader()
+        .load(applicationYml, new FileSystemResource(ROOT.resolve(applicationYml)));
+    Object port = sources.get(0).getProperty("server.port");
+    return port == null ? 8080 : Integer.parseInt(port.toString());
+  }
+
+  private static List<String> all(Function<Path, List<String>> check) {
+    List<String> out = new ArrayList<>();
+    DOCS.pages().forEach(page -> out.addAll(check.apply(page)));
+    return out;
+  }
+}
