@@ -39,6 +39,14 @@ final class Limiters {
   private final Function<String, @Nullable RelatedTraffic> traffic;
   /** How many origins of a {@code limit-app: other} rule get a limiter of their own. */
   final int maxOrigins;
+  /**
+   * Whether the keys of {@code rule} are leased from the store ({@code weir.cluster.lease}): each
+   * key's limiter then holds a lease and its bookkeeping besides ({@link LeasedFlowLimiter#KEY_BYTES}).
+   */
+  boolean leasesKeys(ParamFlowRule rule) {
+    return cluster != null && cluster.lease && rule.clusterMode();
+  }
+
   /** The estimated heap the keys of one hot-parameter rule may hold ({@link TrackedKeys}). */
   final long maxKeyBytes;
   final Overflow overflow;

@@ -2,6 +2,7 @@ package dev.weir.internal.call;
 
 import dev.weir.KeyExpressions;
 import dev.weir.ParamFlowKey;
+import dev.weir.internal.cluster.LeasedFlowLimiter;
 import dev.weir.internal.limit.KeyTable;
 import dev.weir.internal.limit.FlowLimiter;
 import dev.weir.internal.limit.ShadowRefusals;
@@ -56,7 +57,10 @@ final class ParamFlowRuleState {
     for (ParamFlowItem item : rule.exceptions()) {
       exceptionCounts.put(String.valueOf(TrackedKeys.compact(item.value())), item.count());
     }
-    this.byValue = new KeyTable<>(ParamFlowRule.MAX_TRACKED_VALUES, limiters.maxKeyBytes, TrackedKeys::bytes);
+    this.byValue = limiters.leasesKeys(rule)
+        ? new KeyTable<>(ParamFlowRule.MAX_TRACKED_VALUES, limiters.maxKeyBytes,
+            value -> TrackedKeys.bytes(value) + LeasedFlowLimiter.KEY_BYTES)
+        : new KeyTable<>(ParamFlowRule.MAX_TRACKED_VALUES, limiters.maxKeyBytes, TrackedKeys::bytes);
   }
 
   /** The state of {@code rule}, which differs from {@code twin}'s rule in {@code shadow} or {@code name} only: the same limiters. */

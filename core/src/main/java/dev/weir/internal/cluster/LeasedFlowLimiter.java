@@ -85,6 +85,14 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LeasedFlowLimiter extends FlowLimiter {
 
+  /**
+   * The estimated heap a leased key's limiter holds beyond a per-call key's ({@code TrackedKeys}):
+   * this limiter and its atomics (about 280 bytes), and a lease in hand with the store's answer and
+   * its receipt (about 300), counted from their fields on a 64-bit JVM with compressed references
+   * (not measured); so that a rule's key budget bounds leased keys too.
+   */
+  public static final long KEY_BYTES = 576;
+
   /** The bit of a token of a permit spent from a lease; the lease's id is in the lower bits. */
   static final long LEASE_TOKEN = 1L << 62;
   private static final long ID_MASK = LEASE_TOKEN - 1;

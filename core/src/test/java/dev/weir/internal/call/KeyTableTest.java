@@ -6,7 +6,10 @@ import dev.weir.BlockException;
 import dev.weir.Entry;
 import dev.weir.EntryType;
 import dev.weir.FakeTicker;
+import dev.weir.ScriptedClusterStore;
 import dev.weir.Weir;
+import dev.weir.cluster.ClusterOptions;
+import dev.weir.internal.cluster.LeasedFlowLimiter;
 import dev.weir.internal.limit.TrackedKeys;
 import dev.weir.rule.ParamFlowItem;
 import dev.weir.rule.ParamFlowRule;
@@ -73,6 +76,29 @@ class KeyTableTest {
     assertThat(admittedVip).as("the exception's own count").isEqualTo(3);
     assertThat(admitted(weir, vip + "x")).isTrue();
     assertThat(admitted(weir, vip + "x")).as("any other long key: the rule's count").isFalse();
+  }
+
+  /**
+   * Leased cluster keys ({@code weir.cluster.lease}) each hold a lease and its bookkeeping: weighed
+   * with {@link LeasedFlowLimiter#KEY_BYTES}, so the byte budget bounds them too (without it, about
+   * 3.5 times as many keys were kept for the same budget).
+   */
+  @Test
+  void leasedClusterKeysAreWeighedWithTheirLeases() {
+    ScriptedClusterStore store = new ScriptedClusterStore();
+    store.leasing = true;
+    long budget = 256 * 1024;
+    try (Weir weir = engine(Weir.builder().maxKeyBytesPerRule(budget)
+            .cluster(store, ClusterOptions.DEFAULTS.withLease(true)),
+        ParamFlowRule.builder("r").count(100).duration(Duration.ofHours(1)).clusterMode(true).build())) {
+      for (int i = 0; i < 2_000; i++) {
+        admitted(weir, "k" + (1000 + i));
+      }
+      long perEntry = TrackedKeys.bytes("k1000") + LeasedFlowLimiter.KEY_BYTES;
+      assertThat(state(weir).trackedBytes()).isLessThanOrEqualTo(budget);
+      assertThat(state(weir).trackedValues()).as("about budget / entry")
+          .isBetween((int) (budget / perEntry) - 16, (int) (budget / perEntry) + 16);
+    }
   }
 
   /** A byte budget binds before the count when entries are large: the table keeps within it. */
