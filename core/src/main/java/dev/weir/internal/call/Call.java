@@ -1,6 +1,7 @@
 package dev.weir.internal.call;
 
 import dev.weir.BlockException;
+import dev.weir.Criticality;
 import dev.weir.Entry;
 import dev.weir.EntryType;
 import dev.weir.internal.limit.CircuitBreaker;
@@ -69,6 +70,8 @@ public final class Call extends Entry implements Invocation {
   Object[] args = NO_ARGS;
   String contextName = DEFAULT_CONTEXT;
   String origin = "";
+  /** Set by the stack right after {@link #open}: the context's, else the one the caller passed. */
+  Criticality criticality = Criticality.CRITICAL;
   long startNanos;
   long endNanos;
   /** The rules this call is checked against, read once when it started. */
@@ -446,6 +449,11 @@ public final class Call extends Entry implements Invocation {
   @Override
   public String origin() {
     return origin;
+  }
+
+  @Override
+  public Criticality criticality() {
+    return criticality;
   }
 
   @Override

@@ -76,6 +76,9 @@ final class Limiters {
     if (rule.grade() == FlowGrade.THREADS) {
       return new ConcurrencyLimiter(rule.count());
     }
+    if (rule.grade() == FlowGrade.ADAPTIVE) {
+      return new ConcurrencyLimiter(rule.startingLimit()); // for now: a fixed limit at the starting limit
+    }
     return switch (rule.controlBehavior()) {
       case REJECT -> rule.exact() ? new ExactLimiter(interval, rule.count(), clock, now)
           : new WindowLimiter(interval, rule.count(), clock, now);
