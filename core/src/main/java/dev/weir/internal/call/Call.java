@@ -4,6 +4,7 @@ import dev.weir.BlockException;
 import dev.weir.Criticality;
 import dev.weir.Entry;
 import dev.weir.EntryType;
+import dev.weir.internal.limit.AdaptiveLimiter;
 import dev.weir.internal.limit.CircuitBreaker;
 import dev.weir.internal.limit.FlowLimiter;
 import dev.weir.internal.limit.ShadowRefusals;
@@ -196,10 +197,13 @@ public final class Call extends Entry implements Invocation {
     refundHeldFrom(0);
   }
 
-  /** Releases every permit held: the call completed. */
+  /** Releases every permit held: the call completed (its outcome, times and tokens go with it). */
   void releaseHeld() {
+    int outcome = cancelled ? AdaptiveLimiter.CANCELLED : error != null ? AdaptiveLimiter.FAILED
+        : AdaptiveLimiter.SUCCEEDED;
     for (int i = 0; i < heldCount; i++) {
-      takeHeld(i).release(acquireCount);
+      long token = heldToken(i);
+      takeHeld(i).complete(acquireCount, token, startNanos, endNanos, outcome);
     }
     heldCount = 0;
   }

@@ -6,6 +6,7 @@ import dev.weir.cluster.ClusterLimit;
 import dev.weir.internal.cluster.ClusterFlowLimiter;
 import dev.weir.internal.cluster.ClusterGuard;
 import dev.weir.internal.cluster.ClusterKeys;
+import dev.weir.internal.limit.AdaptiveLimiter;
 import dev.weir.internal.limit.ConcurrencyLimiter;
 import dev.weir.internal.limit.ExactLimiter;
 import dev.weir.internal.limit.FlowLimiter;
@@ -77,7 +78,7 @@ final class Limiters {
       return new ConcurrencyLimiter(rule.count());
     }
     if (rule.grade() == FlowGrade.ADAPTIVE) {
-      return new ConcurrencyLimiter(rule.startingLimit()); // for now: a fixed limit at the starting limit
+      return new AdaptiveLimiter(rule.minLimit(), rule.maxLimit(), rule.startingLimit(), now);
     }
     return switch (rule.controlBehavior()) {
       case REJECT -> rule.exact() ? new ExactLimiter(interval, rule.count(), clock, now)

@@ -1,5 +1,6 @@
 package dev.weir.internal.limit;
 
+import dev.weir.Criticality;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -44,12 +45,34 @@ public abstract class FlowLimiter {
   public abstract long tryAcquire(int permits, long now);
 
   /**
+   * As {@link #tryAcquire(int, long)} for a call of {@code criticality}; only an adaptive limit
+   * tells criticalities apart.
+   */
+  public long tryAcquire(int permits, long now, Criticality criticality) {
+    return tryAcquire(permits, now);
+  }
+
+  /**
    * As {@link #tryAcquire}, but never waits: a call that {@code tryAcquire} would make wait for its
    * slot is admitted at once, its slot taken all the same, so the limiter's state is what it would
    * be had the call waited. For rules in shadow mode, whose calls must not be slowed down.
    */
   public long tryAcquireWithoutWaiting(int permits, long now) {
     return tryAcquire(permits, now);
+  }
+
+  /** As {@link #tryAcquireWithoutWaiting(int, long)} for a call of {@code criticality}. */
+  public long tryAcquireWithoutWaiting(int permits, long now, Criticality criticality) {
+    return tryAcquireWithoutWaiting(permits, now);
+  }
+
+  /**
+   * A rule in shadow mode lets in a call this limiter refused: a limiter that must see every call
+   * that goes on to learn from it (an adaptive limit, which follows the latency of the calls inside)
+   * counts it now and returns a token, as for an admission; the others return -1 and hold nothing.
+   */
+  public long holdInShadow(int permits, long now) {
+    return -1;
   }
 
   /** Gives back permits admitted with {@code token} when a later rule refused the same call. */
@@ -81,5 +104,15 @@ public abstract class FlowLimiter {
 
   /** Called when a call admitted by this limiter completes. */
   public void release(int permits) {
+  }
+
+  /**
+   * Called when a call admitted by this limiter with {@code token} completes: what the call protocol
+   * calls, with what a limiter that learns from its calls needs (the call's engine times and
+   * outcome: {@code AdaptiveLimiter.SUCCEEDED}, {@code FAILED} or {@code CANCELLED}). By default
+   * {@link #release(int)}.
+   */
+  public void complete(int permits, long token, long startNanos, long endNanos, int outcome) {
+    release(permits);
   }
 }
