@@ -36,6 +36,9 @@ public final class Overload {
   static final long HALVES_AT = 60 * Simulation.SECOND;
   static final long AFTER_RECOVERY = 100 * Simulation.SECOND;
 
+  /** The steady load whose run is traced on stderr (--trace-load), or NaN. */
+  static double TRACE_LOAD = Double.NaN;
+
   private Overload() {
   }
 
@@ -52,7 +55,8 @@ public final class Overload {
   record Steady(double goodput, double p99, double rejected, double criticalPlus, double meanInFlight) {
   }
 
-  record Change(double halvedConvergence, double recoveredConvergence, double creep, double[] goodput,
+  record Change(double halvedConvergence, double recoveredConvergence, double halvedConvergence5,
+      double recoveredConvergence5, double creep, double[] goodput,
       double[] inFlight, double[] limit) {
   }
 
@@ -76,8 +80,15 @@ public final class Overload {
   }
 
   static Steady steady(Contender.Kind kind, double load) {
-    Simulation sim = new Simulation(SEED, constant(load, Simulation.WORKERS), WARM_UP + MEASURED, WARM_UP);
+    Simulation sim = new Simulation(SEED, constant(load, Simulation.WORKERS), WARM_UP + MEASURED + Simulation.SECOND,
+        WARM_UP, WARM_UP + MEASURED);
     sim.run(kind.create(() -> sim.now));
+    if (TRACE_LOAD == load) {
+      for (int s = 0; s < sim.inFlight.length; s++) {
+        System.err.printf(Locale.ROOT, "%s %.1fx t=%d goodput=%.0f inside=%.1f limit=%.0f%n", kind.name(), load, s,
+            sim.goodput[s], sim.inFlight[s], sim.limit[s]);
+      }
+    }
     double seconds = MEASURED / (double) Simulation.SECOND;
     double meanInFlight = 0;
     for (int i = (int) (WARM_UP / Simulation.BUCKET); i < sim.inFlight.length - 1; i++) {
@@ -108,16 +119,19 @@ public final class Overload {
         return t < HALVES_AT ? HALVES_AT : t < recovers ? recovers : Long.MAX_VALUE;
       }
     };
-    Simulation sim = new Simulation(SEED, schedule, end, 0);
+    Simulation sim = new Simulation(SEED, schedule, end, 0, end - Simulation.SECOND);
     sim.run(kind.create(() -> sim.now));
     int halves = (int) (HALVES_AT / Simulation.BUCKET);
     int recovered = (int) (recovers / Simulation.BUCKET);
     int last = (int) (end / Simulation.BUCKET);
     double halvedConvergence = convergence(sim.inFlight, halves, recovered, Simulation.WORKERS / 2.0);
     double recoveredConvergence = convergence(sim.inFlight, recovered, last, Simulation.WORKERS);
+    double[] smooth = movingMean(sim.inFlight, 5);
+    double halvedConvergence5 = convergence(smooth, halves, recovered, Simulation.WORKERS / 2.0);
+    double recoveredConvergence5 = convergence(smooth, recovered, last, Simulation.WORKERS);
     double early = mean(sim.inFlight, halves + 60, halves + 120);
     double late = mean(sim.inFlight, recovered - 60, recovered);
-    return new Change(halvedConvergence, recoveredConvergence, (late - early) / early, sim.goodput, sim.inFlight,
+    return new Change(halvedConvergence, recoveredConvergence, halvedConvergence5, recoveredConvergence5, (late - early) / early, sim.goodput, sim.inFlight,
         sim.limit);
   }
 
@@ -136,6 +150,15 @@ public final class Overload {
     return Double.POSITIVE_INFINITY;
   }
 
+  /** At each second, the mean of that second and the {@code seconds - 1} after it (fewer at the end). */
+  static double[] movingMean(double[] values, int seconds) {
+    double[] means = new double[values.length];
+    for (int i = 0; i < values.length; i++) {
+      means[i] = mean(values, i, Math.min(values.length, i + seconds));
+    }
+    return means;
+  }
+
   static double mean(double[] values, int from, int to) {
     double sum = 0;
     for (int i = from; i < to; i++) {
@@ -148,16 +171,20 @@ public final class Overload {
     Path out = Path.of("benchmarks/results");
     long degradation = 600 * Simulation.SECOND;
     String only = null;
+    boolean trace = false;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--out" -> out = Path.of(args[++i]);
         case "--degradation-seconds" -> degradation = Long.parseLong(args[++i]) * Simulation.SECOND;
         case "--only" -> only = args[++i];
+        case "--trace" -> trace = true;
+        case "--trace-load" -> TRACE_LOAD = Double.parseDouble(args[++i]);
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
     long started = System.nanoTime();
-    Simulation unloaded = new Simulation(SEED, constant(0.2, Simulation.WORKERS), WARM_UP + MEASURED, WARM_UP);
+    Simulation unloaded = new Simulation(SEED, constant(0.2, Simulation.WORKERS), WARM_UP + MEASURED + Simulation.SECOND,
+        WARM_UP, WARM_UP + MEASURED);
     unloaded.run(new Contender.None());
     double unloadedP99 = unloaded.latencyQuantileMillis(0.99);
     Map<String, Steady[]> steady = new LinkedHashMap<>();
@@ -171,7 +198,14 @@ public final class Overload {
         rows[i] = steady(kind, LOADS[i]);
       }
       steady.put(kind.name(), rows);
-      changes.put(kind.name(), change(kind, degradation));
+      Change change = change(kind, degradation);
+      changes.put(kind.name(), change);
+      if (trace) {
+        for (int s = 0; s < change.inFlight().length; s++) {
+          System.err.printf(Locale.ROOT, "%s t=%d goodput=%.0f inside=%.1f limit=%.0f%n", kind.name(), s,
+              change.goodput()[s], change.inFlight()[s], change.limit()[s]);
+        }
+      }
       System.err.printf(Locale.ROOT, "%s done (%.0f s)%n", kind.name(), (System.nanoTime() - started) / 1e9);
     }
     String report = Report.markdown(unloadedP99, steady, changes, degradation, (System.nanoTime() - started) / 1e9);

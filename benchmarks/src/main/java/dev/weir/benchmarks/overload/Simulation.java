@@ -43,6 +43,8 @@ final class Simulation {
     long arrival;
     long finish;
     Criticality criticality;
+    /** Arrived within the measured span: its outcome counts in the totals. */
+    boolean measured;
     Object handle;
   }
 
@@ -63,13 +65,14 @@ final class Simulation {
   private final Schedule schedule;
   private final long end;
   private final long measureFrom;
+  private final long measureTo;
   private final double serviceMu;
   private final PriorityQueue<Request> serving = new PriorityQueue<>((a, b) -> Long.compare(a.finish, b.finish));
   private final ArrayDeque<Request> queue = new ArrayDeque<>();
   private int workers;
   private int inside;
 
-  // measured from measureFrom on
+  // of the requests that arrived in [measureFrom, measureTo)
   long arrivals;
   long refused;
   long failed;
@@ -86,11 +89,17 @@ final class Simulation {
   private final long[] inFlightSum;
   private final int[] inFlightSamples;
 
-  Simulation(long seed, Schedule schedule, long end, long measureFrom) {
+  /**
+   * A run to {@code end} whose totals count the requests that arrived in
+   * {@code [measureFrom, measureTo)}, wherever they completed; {@code measureTo} at least a second
+   * before {@code end}, so that each of them has completed or missed its deadline.
+   */
+  Simulation(long seed, Schedule schedule, long end, long measureFrom, long measureTo) {
     this.random = new SplittableRandom(seed);
     this.schedule = schedule;
     this.end = end;
     this.measureFrom = measureFrom;
+    this.measureTo = measureTo;
     this.serviceMu = Math.log(MEAN_SERVICE_MS * MS) - SIGMA * SIGMA / 2;
     int buckets = (int) (end / BUCKET) + 1;
     this.goodput = new double[buckets];
@@ -148,7 +157,8 @@ final class Simulation {
     double draw = random.nextDouble();
     request.criticality = draw < 0.1 ? Criticality.CRITICAL_PLUS : draw < 0.4 ? Criticality.CRITICAL
         : Criticality.SHEDDABLE;
-    boolean measured = now >= measureFrom;
+    boolean measured = now >= measureFrom && now < measureTo;
+    request.measured = measured;
     if (measured) {
       arrivals++;
       if (request.criticality == Criticality.CRITICAL_PLUS) {
@@ -199,7 +209,7 @@ final class Simulation {
     if (inTime) {
       goodput[(int) (now / BUCKET)]++;
     }
-    if (now >= measureFrom) {
+    if (request.measured) {
       completed++;
       if (inTime) {
         good++;

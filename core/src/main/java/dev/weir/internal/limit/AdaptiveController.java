@@ -13,6 +13,8 @@ final class AdaptiveController {
 
   /** The calls inside a saturated resource are held at its knee times {@code 1 + HEADROOM}. */
   static final double HEADROOM = 0.05;
+  /** A bound round without a queue raises the limit by at least this share. */
+  static final double GROWTH = 0.1;
   /** A round whose latency is more than {@code 1 + QUEUEING} times the baseline saw a queue. */
   static final double QUEUEING = 0.10;
   /** How far one unbound round moves the baseline towards its latency. */
@@ -38,7 +40,7 @@ final class AdaptiveController {
   /** An unbound round keeps the limit at least this many times the most calls inside it saw. */
   static final double PEAK_HEADROOM = 2;
   /** An unbound round that saw a queue holds the limit at most this many times the most calls inside. */
-  static final double QUEUE_CAP = 1.25;
+  static final double QUEUE_CAP = 2;
   /** A cut of this much over consecutive rounds that did not lower the latency is suspect: measure again. */
   static final double SUSPECT_CUT = 0.15;
   /** Each criticality below the highest one present gives up this share of the limit more. */
@@ -54,6 +56,12 @@ final class AdaptiveController {
   double baseline = Double.NaN;
   /** The rank of the highest criticality seen where the limit binds, lately. */
   int top = Criticality.CRITICAL.rank();
+  /**
+   * The knee estimate X B of the last bound round (the starting limit before one): the reserves of
+   * the higher criticalities are shares of it, not of the limit, so that a limit raised far above
+   * the demand does not raise them with it.
+   */
+  double knee;
   /** Rounds judged, for tests and the endpoint. */
   long rounds;
   /** Drains begun. */
@@ -73,6 +81,7 @@ final class AdaptiveController {
 
   AdaptiveController(int startingLimit) {
     this.limit = startingLimit;
+    this.knee = startingLimit;
   }
 
   /** The limit as admission reads it: a whole number of calls within {@code [min, max]}. */
@@ -80,9 +89,12 @@ final class AdaptiveController {
     return (int) Math.max(min, Math.min(max, Math.round(limit)));
   }
 
-  /** The calls each criticality below the highest present gives up, for {@code wholeLimit}. */
-  static int reserve(int wholeLimit, int top) {
-    return top == 0 ? 0 : (int) Math.ceil(wholeLimit * RESERVE);
+  /**
+   * The calls each criticality below the highest present gives up under {@code wholeLimit}: a
+   * {@link #RESERVE} share of the knee estimate (of the limit, when that is lower), at least one.
+   */
+  int reserve(int wholeLimit) {
+    return top == 0 ? 0 : (int) Math.max(1, Math.ceil(Math.min(wholeLimit, knee) * RESERVE));
   }
 
   /** How long the next round lasts (it also waits for {@link #MIN_SAMPLES}). */
@@ -147,10 +159,16 @@ final class AdaptiveController {
   /** The limit refused calls: hold the calls inside at the knee estimate, {@code X * B * (1 + HEADROOM)}. */
   private void bound(long now, double throughput, double latency, double inside, boolean shadowHeld, int min,
       int max) {
-    double target = throughput * baseline * (1 + HEADROOM);
+    knee = throughput * baseline;
+    double target = knee * (1 + HEADROOM);
     // What lies between the limit and the mean calls inside stays: the reserves of the higher
     // criticalities, and the gaps between a completion and the next admission.
     double next = target + Math.max(0, limit - inside);
+    if (latency <= baseline * (1 + HEADROOM)) {
+      // Refused, yet no queue: the limit binds below the knee, where the Little target grows by
+      // HEADROOM per round at best (and not at all with a baseline a little low): grow faster.
+      next = Math.max(next, limit * (1 + GROWTH));
+    }
     next = Math.max(limit / MAX_STEP, Math.min(limit * MAX_STEP, next));
     if (next < limit) {
       if (Double.isNaN(streakStartLimit)) {
@@ -189,7 +207,9 @@ final class AdaptiveController {
     }
     previousQueuedUnbound = false;
     learn(now, latency);
-    set(Math.max(limit, PEAK_HEADROOM * peak), min, max);
+    // The lowest criticality is admitted up to the limit less the reserves above it: that is what
+    // must stay a factor two above the peak.
+    set(Math.max(limit, PEAK_HEADROOM * peak + top * Math.max(1, Math.ceil(knee * RESERVE))), min, max);
   }
 
   private void learn(long now, double latency) {
@@ -218,6 +238,17 @@ final class AdaptiveController {
       return;
     }
     double before = baselineBeforeDrain;
+    if (latency > before * (1 + QUEUEING)) {
+      // Higher than the baseline: a baseline too low, or a queue the drain did not empty (the
+      // capacity fell meanwhile). Either way the baseline rises by QUEUEING at most, so that a
+      // queue can never teach it its latency; a baseline too low gets there over a few drains.
+      baseline = before * (1 + QUEUEING);
+      lastBaselineAt = now;
+      drainDepth = DRAIN_DEPTH;
+      roundsToNextDrain = -1;
+      set(limitBeforeDrain, min, max);
+      return;
+    }
     baseline = latency;
     lastBaselineAt = now;
     boolean lower = latency < before * (1 - drainDepth / 2);

@@ -41,14 +41,16 @@ import java.util.concurrent.locks.ReentrantLock;
  *       X is μ whatever L is, so T = μ B (1 + HEADROOM), the knee, in one step: after capacity halves,
  *       the round that sees the new throughput sets the new limit. Below it X = N / S, so
  *       T = N (1 + HEADROOM) B / S: the limit grows by HEADROOM per round until the knee, where
- *       throughput stops growing with it. R itself enters only through B: a noisy round moves the
- *       limit by the noise of X alone.
+ *       throughput stops growing with it. A bound round whose R is within HEADROOM of B saw no
+ *       queue: the limit binds below the knee (or B is a little low, which would stall the Little
+ *       target), so the limit grows by at least {@value AdaptiveController#GROWTH} of itself.
  *   <li><b>Unbound round:</b> the latency is the resource's own at the demand of the round. If R is
  *       within {@value AdaptiveController#QUEUEING} of B, B moves a quarter of the way to R (so B
  *       follows a resource that became faster or slower while not overloaded) and the limit is
  *       raised, never lowered, to twice the most calls seen inside: demand below capacity is never
  *       refused (a static limit at the knee refuses 2.7 % at 80 % load, by Erlang B; this one
- *       stays a factor two above the peaks of that load). If R is above, a queue grew below the
+ *       stays a factor two above the peaks of that load, plus the reserves of the criticalities
+ *       above the lowest, so that the lowest one too is admitted up to twice the peak). If R is above, a queue grew below the
  *       limit: the limit is held at 1.25 times the most calls inside, which passes the demand of the
  *       round but is met by a queue that keeps growing, whose next round is then a bound one; and when
  *       R stays the same for two such rounds without a queue growing into the limit, the resource is
@@ -71,7 +73,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * at least a factor 1 - depth per drain until it is S, and each drain that finds a lower latency
  * doubles the next one's depth (up to {@value AdaptiveController#MAX_DRAIN_DEPTH}) two rounds
  * later, so a baseline learned under a long degradation is unlearned in a few seconds. If B is too
- * low, the drain's R is S, above B, and B rises to it. In between, a bound round can only hold the
+ * low, the drain's R is S, above B, and B rises, by {@value AdaptiveController#QUEUEING} per drain
+ * at most: a drain whose round still held a queue (the capacity fell during it) must not teach B
+ * the queue's latency, and a B too low gets there over a few drains. In between, a bound round can only hold the
  * calls inside at X B (1 + HEADROOM): with B fixed and the throughput at its peak there is nothing
  * that could creep. A B too low by more than the headroom would make bound rounds below the knee
  * shrink the limit round after round (T = N (1 + HEADROOM) B / S &lt; N); cuts of
@@ -94,7 +98,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *       criticality would be admitted at the same calls inside: the set of criticalities admitted
  *       is always the top ones. A call below the lowest threshold, as every call is while the limit
  *       does not bind, is admitted without its criticality being looked at. The reserve is a quarter
- *       of the limit per criticality below h: with a tenth of the traffic critical-plus at five
+ *       of the knee estimate X B of the last bound round (of the limit, when lower; at least one
+ *       call) per criticality below h; a share of the knee rather than of the limit, so that a limit
+ *       far above the demand (at low load) does not carry reserves of the same size: with a tenth of the traffic critical-plus at five
  *       times capacity it refuses a critical-plus call when more than r of them arrive while the
  *       lower ones hold the rest, which for r of ten at half the capacity's rate is one in two
  *       thousand. h is the highest criticality that met the limit in the last two rounds, so a
@@ -374,7 +380,7 @@ public final class AdaptiveLimiter extends FlowLimiter {
     void publish(int min, int max) {
       int limit = controller.wholeLimit(min, max);
       int top = controller.top;
-      long reserve = AdaptiveController.reserve(limit, top);
+      long reserve = controller.reserve(limit);
       double baseline = controller.baseline;
       baselineNanos = Double.isNaN(baseline) ? 0 : (long) baseline;
       word = limit | reserve << LIMIT_BITS | (long) top << (2 * LIMIT_BITS);
