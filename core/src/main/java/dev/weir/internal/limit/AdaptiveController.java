@@ -39,7 +39,10 @@ final class AdaptiveController {
   static final double MAX_STEP = 2;
   /** An unbound round keeps the limit at least this many times the most calls inside it saw. */
   static final double PEAK_HEADROOM = 2;
-  /** An unbound round that saw a queue holds the limit at most this many times the most calls inside. */
+  /**
+   * An unbound round that saw a queue holds the limit at most this many times the most calls inside
+   * (plus the reserves): the demand of the round passes, a queue that keeps growing meets the limit.
+   */
   static final double QUEUE_CAP = 2;
   /** A cut of this much over consecutive rounds that did not lower the latency is suspect: measure again. */
   static final double SUSPECT_CUT = 0.15;
@@ -168,6 +171,10 @@ final class AdaptiveController {
       // Refused, yet no queue: the limit binds below the knee, where the Little target grows by
       // HEADROOM per round at best (and not at all with a baseline a little low): grow faster.
       next = Math.max(next, limit * (1 + GROWTH));
+    } else if (latency <= baseline * (1 + QUEUEING)) {
+      // No more queue than the noise of a round's mean: not a reason to cut (a baseline a little
+      // low would otherwise cut the limit round after round below the knee).
+      next = Math.max(next, limit);
     }
     next = Math.max(limit / MAX_STEP, Math.min(limit * MAX_STEP, next));
     if (next < limit) {
@@ -196,7 +203,7 @@ final class AdaptiveController {
     if (q > 1 + QUEUEING) {
       // A queue grew below the limit: hold the limit near the demand, so that a queue that keeps
       // growing meets it and is cut by the next round, while the calls of this demand still pass.
-      set(Math.min(limit, Math.ceil(QUEUE_CAP * peak)), min, max);
+      set(Math.min(limit, Math.ceil(QUEUE_CAP * peak) + reserves()), min, max);
       if (previousQueuedUnbound && Math.abs(latency / previousLatency - 1) <= QUEUEING) {
         // The same latency two rounds running, and no growing queue met the limit: the resource
         // is slower, not overloaded.
@@ -209,7 +216,12 @@ final class AdaptiveController {
     learn(now, latency);
     // The lowest criticality is admitted up to the limit less the reserves above it: that is what
     // must stay a factor two above the peak.
-    set(Math.max(limit, PEAK_HEADROOM * peak + top * Math.max(1, Math.ceil(knee * RESERVE))), min, max);
+    set(Math.max(limit, PEAK_HEADROOM * peak + reserves()), min, max);
+  }
+
+  /** The reserves of the criticalities above the lowest, under a limit at least the knee. */
+  private double reserves() {
+    return top * Math.max(1, Math.ceil(knee * RESERVE));
   }
 
   private void learn(long now, double latency) {
