@@ -52,7 +52,9 @@ public final class Overload {
         Contender.kind("Weir adaptive", clock -> new Contender.WeirAdaptive(clock, true)));
   }
 
-  record Steady(double goodput, double p99, double rejected, double criticalPlus, double meanInFlight) {
+  /** {@code rejectedByRank}: the share refused of each criticality's arrivals, by rank. */
+  record Steady(double goodput, double p99, double rejected, double criticalPlus, double meanInFlight,
+      double[] rejectedByRank) {
   }
 
   record Change(double halvedConvergence, double recoveredConvergence, double halvedConvergence5,
@@ -97,7 +99,8 @@ public final class Overload {
     meanInFlight /= (sim.inFlight.length - 1 - (int) (WARM_UP / Simulation.BUCKET));
     return new Steady(sim.good / seconds / Simulation.CAPACITY, sim.latencyQuantileMillis(0.99),
         sim.arrivals == 0 ? 0 : (double) sim.refused / sim.arrivals,
-        sim.criticalPlusArrivals == 0 ? 1 : (double) sim.criticalPlusGood / sim.criticalPlusArrivals, meanInFlight);
+        sim.criticalPlusArrivals == 0 ? 1 : (double) sim.criticalPlusGood / sim.criticalPlusArrivals, meanInFlight,
+        shares(sim.refusedByRank, sim.arrivalsByRank));
   }
 
   static Change change(Contender.Kind kind, long degradation) {
@@ -148,6 +151,14 @@ public final class Overload {
       }
     }
     return Double.POSITIVE_INFINITY;
+  }
+
+  private static double[] shares(long[] parts, long[] totals) {
+    double[] shares = new double[parts.length];
+    for (int i = 0; i < parts.length; i++) {
+      shares[i] = totals[i] == 0 ? 0 : (double) parts[i] / totals[i];
+    }
+    return shares;
   }
 
   /** At each second, the mean of that second and the {@code seconds - 1} after it (fewer at the end). */

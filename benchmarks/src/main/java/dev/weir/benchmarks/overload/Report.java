@@ -1,5 +1,6 @@
 package dev.weir.benchmarks.overload;
 
+import dev.weir.Criticality;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,24 +52,53 @@ final class Report {
         + "mean calls inside over the last minute of the degradation against its second minute); CRITICAL_PLUS "
         + ">= 99.9 %.\n\n");
     md.append("## Every load\n\n");
-    md.append("| contender | load | goodput (of peak) | admitted p99 (ms) | rejected | CRITICAL_PLUS available "
-        + "| mean calls inside |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    md.append("| contender | load | goodput (of peak) | admitted p99 (ms) | rejected | rejected CRITICAL_PLUS "
+        + "/ CRITICAL / SHEDDABLE | CRITICAL_PLUS available | mean calls inside |\n"
+        + "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for (String name : steady.keySet()) {
       Overload.Steady[] rows = steady.get(name);
       for (int i = 0; i < Overload.LOADS.length; i++) {
         Overload.Steady row = rows[i];
-        md.append(String.format(Locale.ROOT, "| %s | %.1fx | %.1f %% | %.1f | %s | %.3f %% | %.1f |%n", name,
-            Overload.LOADS[i], 100 * row.goodput(), row.p99(), percent(row.rejected()), 100 * row.criticalPlus(),
-            row.meanInFlight()));
+        double[] byRank = row.rejectedByRank();
+        md.append(String.format(Locale.ROOT, "| %s | %.1fx | %.1f %% | %.1f | %s | %s / %s / %s | %.3f %% | %.1f |%n",
+            name, Overload.LOADS[i], 100 * row.goodput(), row.p99(), percent(row.rejected()),
+            percent(byRank[Criticality.CRITICAL_PLUS.rank()]), percent(byRank[Criticality.CRITICAL.rank()]),
+            percent(byRank[Criticality.SHEDDABLE.rank()]), 100 * row.criticalPlus(), row.meanInFlight()));
       }
     }
-    md.append("\n![goodput over time](overload-goodput.svg)\n\n![calls inside over time](overload-inflight.svg)\n");
+    md.append("\n## The capacity change over time\n\n");
+    md.append("Calls inside (1-second mean) / the contender's limit at that second (- for none), at the "
+        + Overload.CHANGE_LOAD + "x run; the capacity halves at " + Overload.HALVES_AT / Simulation.SECOND
+        + " s and recovers at " + (Overload.HALVES_AT + degradation) / Simulation.SECOND + " s.\n\n");
+    int[] at = timesToShow(degradation);
+    md.append("| contender |");
+    for (int t : at) {
+      md.append(" ").append(t).append(" s |");
+    }
+    md.append("\n| --- |");
+    for (int i = 0; i < at.length; i++) {
+      md.append(" ---: |");
+    }
+    md.append("\n");
+    for (Map.Entry<String, Overload.Change> entry : changes.entrySet()) {
+      md.append("| ").append(entry.getKey()).append(" |");
+      Overload.Change change = entry.getValue();
+      for (int t : at) {
+        double limit = change.limit()[t];
+        md.append(String.format(Locale.ROOT, " %.0f / %s |", change.inFlight()[t],
+            limit < 0 ? "-" : String.format(Locale.ROOT, "%.0f", limit)));
+      }
+      md.append("\n");
+    }
+    md.append("\n![goodput over time](overload-goodput.svg)\n\n![calls inside over time](overload-inflight.svg)\n"
+        + "\n![limits over time](overload-limit.svg)\n");
     return md.toString();
   }
 
   static void plots(Path out, Map<String, Overload.Change> changes, long degradation) throws IOException {
     List<Svg.Line> goodput = new ArrayList<>();
     List<Svg.Line> inside = new ArrayList<>();
+    List<Svg.Line> limits = new ArrayList<>();
     int i = 0;
     for (Map.Entry<String, Overload.Change> entry : changes.entrySet()) {
       String colour = COLOURS[i++ % COLOURS.length];
@@ -77,6 +107,9 @@ final class Report {
       inside.add(new Svg.Line(entry.getKey(), colour, trim(change.inFlight()), false));
       if (entry.getKey().startsWith("Weir")) {
         inside.add(new Svg.Line(entry.getKey() + ": limit", colour, trim(change.limit()), true));
+      }
+      if (!entry.getKey().equals("no limiter")) {
+        limits.add(new Svg.Line(entry.getKey(), colour, trim(change.limit()), false));
       }
     }
     double halves = Overload.HALVES_AT / (double) Simulation.SECOND;
@@ -89,6 +122,19 @@ final class Report {
     Files.writeString(out.resolve("overload-inflight.svg"), Svg.chart(String.format(Locale.ROOT,
         "Calls inside (1 s means) and Weir's limit; knee %d, then %d, then %d", Simulation.WORKERS,
         Simulation.WORKERS / 2, Simulation.WORKERS), "calls inside", inside, 120, marks));
+    Files.writeString(out.resolve("overload-limit.svg"), Svg.chart(String.format(Locale.ROOT,
+        "Each contender's limit (clipped at 250); knee %d, then %d, then %d", Simulation.WORKERS,
+        Simulation.WORKERS / 2, Simulation.WORKERS), "limit (calls)", limits, 250, marks));
+  }
+
+  /** The seconds the over-time table shows: before, around and after each change. */
+  private static int[] timesToShow(long degradation) {
+    int halves = (int) (Overload.HALVES_AT / Simulation.SECOND);
+    int recovers = halves + (int) (degradation / Simulation.SECOND);
+    int end = recovers + (int) (Overload.AFTER_RECOVERY / Simulation.SECOND);
+    return java.util.stream.IntStream.of(30, halves - 1, halves + 1, halves + 3, halves + 10, halves + 30,
+        halves + 120, recovers - 1, recovers + 1, recovers + 3, recovers + 10, recovers + 30, end - 2)
+        .filter(t -> t >= 0 && t < end).distinct().sorted().toArray();
   }
 
   /** The series without its last, partial second. */

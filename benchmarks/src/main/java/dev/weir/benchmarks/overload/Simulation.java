@@ -75,6 +75,9 @@ final class Simulation {
   // of the requests that arrived in [measureFrom, measureTo)
   long arrivals;
   long refused;
+  /** Arrivals and refusals by {@link Criticality#rank()}. */
+  final long[] arrivalsByRank = new long[4];
+  final long[] refusedByRank = new long[4];
   long failed;
   long completed;
   long good;
@@ -161,6 +164,7 @@ final class Simulation {
     request.measured = measured;
     if (measured) {
       arrivals++;
+      arrivalsByRank[request.criticality.rank()]++;
       if (request.criticality == Criticality.CRITICAL_PLUS) {
         criticalPlusArrivals++;
       }
@@ -168,6 +172,7 @@ final class Simulation {
     if (!contender.admit(request)) {
       if (measured) {
         refused++;
+        refusedByRank[request.criticality.rank()]++;
       }
       return;
     }
