@@ -30,7 +30,7 @@ public final class Overload {
   static final double[] LOADS = {0.5, 0.8, 1.0, 2.0, 5.0};
   static final long WARM_UP = 10 * Simulation.SECOND;
   static final long MEASURED = 60 * Simulation.SECOND;
-  static final long SEED = 27;
+  static long SEED = 27;
   /** The capacity-change run: load, when capacity halves, and how long it stays halved. */
   static final double CHANGE_LOAD = 2.0;
   static final long HALVES_AT = 60 * Simulation.SECOND;
@@ -188,6 +188,7 @@ public final class Overload {
         case "--out" -> out = Path.of(args[++i]);
         case "--degradation-seconds" -> degradation = Long.parseLong(args[++i]) * Simulation.SECOND;
         case "--only" -> only = args[++i];
+        case "--seed" -> SEED = Long.parseLong(args[++i]);
         case "--trace" -> trace = true;
         case "--trace-load" -> TRACE_LOAD = Double.parseDouble(args[++i]);
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);

@@ -15,6 +15,10 @@ final class AdaptiveController {
   static final double HEADROOM = 0.05;
   /** A bound round without a queue raises the limit by at least this share. */
   static final double GROWTH = 0.1;
+  /** A bound round whose latency is within {@code 1 + GROW_BAND} times the baseline saw no queue: it grows the limit. */
+  static final double GROW_BAND = 0.05;
+  /** A bound round whose latency is within {@code 1 + HOLD_BAND} times the baseline does not cut the limit. */
+  static final double HOLD_BAND = 0.10;
   /** A round whose latency is more than {@code 1 + QUEUEING} times the baseline saw a queue. */
   static final double QUEUEING = 0.10;
   /** How far one unbound round moves the baseline towards its latency. */
@@ -167,11 +171,11 @@ final class AdaptiveController {
     // What lies between the limit and the mean calls inside stays: the reserves of the higher
     // criticalities, and the gaps between a completion and the next admission.
     double next = target + Math.max(0, limit - inside);
-    if (latency <= baseline * (1 + HEADROOM)) {
+    if (latency <= baseline * (1 + GROW_BAND)) {
       // Refused, yet no queue: the limit binds below the knee, where the Little target grows by
       // HEADROOM per round at best (and not at all with a baseline a little low): grow faster.
       next = Math.max(next, limit * (1 + GROWTH));
-    } else if (latency <= baseline * (1 + QUEUEING)) {
+    } else if (latency <= baseline * (1 + HOLD_BAND)) {
       // No more queue than the noise of a round's mean: not a reason to cut (a baseline a little
       // low would otherwise cut the limit round after round below the knee).
       next = Math.max(next, limit);
