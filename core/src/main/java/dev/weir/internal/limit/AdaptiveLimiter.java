@@ -41,9 +41,12 @@ import java.util.concurrent.locks.ReentrantLock;
  *       X is μ whatever L is, so T = μ B (1 + HEADROOM), the knee, in one step: after capacity halves,
  *       the round that sees the new throughput sets the new limit. Below it X = N / S, so
  *       T = N (1 + HEADROOM) B / S: the limit grows by HEADROOM per round until the knee, where
- *       throughput stops growing with it. A bound round whose R is within HEADROOM of B saw no
- *       queue: the limit binds below the knee (or B is a little low, which would stall the Little
- *       target), so the limit grows by at least {@value AdaptiveController#GROWTH} of itself.
+ *       throughput stops growing with it. A bound round whose R is within
+ *       {@value AdaptiveController#GROW_BAND} of B saw no queue: the limit binds below the knee (or
+ *       B is a little low, which would stall the Little target), so the limit grows by at least
+ *       {@value AdaptiveController#GROWTH} of itself. One whose R is within
+ *       {@value AdaptiveController#HOLD_BAND} of B does not cut it: that much is the noise of a
+ *       round's mean, and a B a little low would otherwise cut the limit round after round.
  *   <li><b>Unbound round:</b> the latency is the resource's own at the demand of the round. If R is
  *       within {@value AdaptiveController#QUEUEING} of B, B moves a quarter of the way to R (so B
  *       follows a resource that became faster or slower while not overloaded) and the limit is
