@@ -93,7 +93,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *       never refuses). The controller may compute any limit: it is clamped into
  *       {@code [min-limit, max-limit]} before it is published, and again by the limiter that
  *       admits. No clock reading enters admission, so late or skewed readings cannot loosen it.
- *   <li>The limit moves by at most a factor two per round, rounds are at least 100 ms of engine time.
+ *   <li>The limit moves by at most a factor two per round, rounds are at least 100 ms of engine
+ *       time; but a drain, which starts at once when a cut of {@value AdaptiveController#SUSPECT_CUT}
+ *       did not lower the latency, goes straight to just below the knee estimate.
  *   <li>Criticality: one word publishes the limit L, the reserve r and the highest criticality
  *       present h. A call of rank k (0 for {@code SHEDDABLE} up to 3 for {@code CRITICAL_PLUS}) is
  *       admitted iff the calls inside are below L - r max(0, h - k). Under one published word that
