@@ -4,7 +4,6 @@ import dev.weir.BlockException;
 import dev.weir.Criticality;
 import dev.weir.Entry;
 import dev.weir.EntryType;
-import dev.weir.internal.limit.AdaptiveLimiter;
 import dev.weir.internal.limit.CircuitBreaker;
 import dev.weir.internal.limit.FlowLimiter;
 import dev.weir.internal.limit.ShadowRefusals;
@@ -199,8 +198,7 @@ public final class Call extends Entry implements Invocation {
 
   /** Releases every permit held: the call completed (its outcome, times and tokens go with it). */
   void releaseHeld() {
-    int outcome = cancelled ? AdaptiveLimiter.CANCELLED : error != null ? AdaptiveLimiter.FAILED
-        : AdaptiveLimiter.SUCCEEDED;
+    int outcome = cancelled ? FlowLimiter.CANCELLED : error != null ? FlowLimiter.FAILED : FlowLimiter.SUCCEEDED;
     for (int i = 0; i < heldCount; i++) {
       long token = heldToken(i);
       takeHeld(i).complete(acquireCount, token, startNanos, endNanos, outcome);

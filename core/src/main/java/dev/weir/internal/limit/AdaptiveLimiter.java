@@ -125,11 +125,6 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class AdaptiveLimiter extends FlowLimiter {
 
-  /** {@link #complete} outcomes. */
-  public static final int SUCCEEDED = 0;
-  public static final int FAILED = 1;
-  public static final int CANCELLED = 2;
-
   /** A sample's latency is capped here, so that 4096 of them fit the 52 bits of the sum. */
   static final long MAX_SAMPLE_NANOS = 15L * 60 * 1_000_000_000L;
   private static final int COUNT_SHIFT = 52;

@@ -41,6 +41,13 @@ public abstract class FlowLimiter {
     return -1L - refusal;
   }
 
+  /** {@link #complete} outcome: the call completed without an error recorded. */
+  public static final int SUCCEEDED = 0;
+  /** {@link #complete} outcome: the call completed with an error recorded ({@code Entry.recordError}). */
+  public static final int FAILED = 1;
+  /** {@link #complete} outcome: the call was cancelled ({@code Entry.cancel()}); it has no outcome. */
+  public static final int CANCELLED = 2;
+
   /** Admits and counts {@code permits}, or refuses; see the class comment for the encoding. */
   public abstract long tryAcquire(int permits, long now);
 
@@ -109,7 +116,7 @@ public abstract class FlowLimiter {
   /**
    * Called when a call admitted by this limiter with {@code token} completes: what the call protocol
    * calls, with what a limiter that learns from its calls needs (the call's engine times and
-   * outcome: {@code AdaptiveLimiter.SUCCEEDED}, {@code FAILED} or {@code CANCELLED}). By default
+   * outcome: {@link #SUCCEEDED}, {@link #FAILED} or {@link #CANCELLED}). By default
    * {@link #release(int)}.
    */
   public void complete(int permits, long token, long startNanos, long endNanos, int outcome) {
