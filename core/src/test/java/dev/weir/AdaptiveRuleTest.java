@@ -113,6 +113,25 @@ class AdaptiveRuleTest {
   }
 
   @Test
+  void newBoundsKeepTheCallsInside() {
+    Weir weir = engine(FlowRule.adaptive("r", 1, 10, 5));
+    List<Entry> open = fill(weir, Criticality.CRITICAL);
+    assertThat(open).hasSize(5);
+    weir.rules().replace("r", RuleSet.of(FlowRule.adaptive("r", 1, 3, 3)));
+    assertThat(weir.statistics("r").adaptiveLimit()).isEqualTo(3);
+    // The five calls inside still count: nothing is admitted until fewer than three are inside.
+    for (int i = 0; i < 3; i++) {
+      assertThat(weir.tryEntry("r", EntryType.OUT, 1, Criticality.CRITICAL_PLUS, null)).isNull();
+      open.remove(open.size() - 1).close();
+    }
+    Entry third = weir.tryEntry("r", EntryType.OUT, 1, Criticality.CRITICAL_PLUS, null);
+    assertThat(third).as("two inside, limit three").isNotNull();
+    assertThat(weir.tryEntry("r", EntryType.OUT, 1, Criticality.CRITICAL_PLUS, null)).isNull();
+    third.close();
+    closeAll(open);
+  }
+
+  @Test
   void theStartingLimitIsTheStatisticsAdaptiveLimit() {
     Weir weir = engine(FlowRule.adaptive("r", 1, 50, 7));
     weir.tryEntry("r", EntryType.OUT, 1).close();
