@@ -14,8 +14,8 @@ import java.util.Map;
  * 20 ms, a queue of 1000, a client deadline of 250 ms) on driven time, in front of which each contender
  * decides every request: no limiter, a static limit at the knee (40), Netflix concurrency-limits'
  * Gradient2 (with Weir's bounds and with its own defaults) and Vegas, and Weir's {@code adaptive}
- * rule through a real engine. Same seeds, same traffic for every contender. Deterministic: driven
- * time, one thread.
+ * rule through a real engine. Same seeds, same traffic for every contender. Deterministic (driven
+ * time, one thread), but for Netflix's VegasLimit, whose probe draws from ThreadLocalRandom.
  *
  * <pre>
  * java -cp benchmarks/target-bench/weir-benchmarks.jar dev.weir.benchmarks.overload.Overload \
