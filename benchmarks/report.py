@@ -26,6 +26,7 @@ CASES = {
     "qps": "rate rule, never refuses (entry + close)",
     "rejected": "every call refused (count 0 / exhausted limiter)",
     "threads": "concurrency rule, never refuses",
+    "adaptive": "adaptive concurrency rule (issue 27), never refuses",
     "warmUp": "warm-up rule at a rate never reached",
     "queue": "pacing rule (queue / rate limiter) at a rate never reached",
     "noRule": "resource without rules",

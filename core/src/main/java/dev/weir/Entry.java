@@ -82,6 +82,9 @@ public abstract class Entry implements AutoCloseable {
   /** Returns the caller's origin, empty when unknown. */
   public abstract String origin();
 
+  /** Returns the call's criticality (see {@link Criticality}). */
+  public abstract Criticality criticality();
+
   /** Returns the failure recorded with {@link #recordError}, or null; null once closed. */
   public abstract @Nullable Throwable error();
 

@@ -89,12 +89,12 @@ public final class Weir implements AutoCloseable {
 
   /** Guards an outbound call of {@code resource} asking for one permit. */
   public Entry entry(String resource) {
-    return stacks.current().entry(resource, EntryType.OUT, 1, null, nodes);
+    return stacks.current().entry(resource, EntryType.OUT, 1, null, nodes, Criticality.CRITICAL);
   }
 
   /** Guards a call of {@code resource} in direction {@code type}, asking for one permit. */
   public Entry entry(String resource, EntryType type) {
-    return stacks.current().entry(resource, type, 1, null, nodes);
+    return stacks.current().entry(resource, type, 1, null, nodes, Criticality.CRITICAL);
   }
 
   /**
@@ -112,7 +112,24 @@ public final class Weir implements AutoCloseable {
    * @throws BlockException when a rule refuses the call
    */
   public Entry entry(String resource, EntryType type, int acquireCount, Object @Nullable ... args) {
-    return stacks.current().entry(resource, type, acquireCount, args, nodes);
+    return stacks.current().entry(resource, type, acquireCount, args, nodes, Criticality.CRITICAL);
+  }
+
+  /**
+   * Guards a call as {@link #entry(String, EntryType, int, Object...)} does, giving it
+   * {@code criticality} unless the thread's context gave one ({@link #enterContext(String, String,
+   * Criticality)}): a context's criticality wins. What {@code @RateLimited(criticality)} uses.
+   *
+   * @param resource the resource name
+   * @param type the direction; system rules apply to {@link EntryType#IN} only
+   * @param permits permits to take, at least 1
+   * @param criticality the call's criticality when its context gives none
+   * @param args the call's arguments, for hot-parameter rules; may be null
+   * @return the entry to close when the call completes
+   * @throws BlockException when a rule refuses the call
+   */
+  public Entry entry(String resource, EntryType type, int permits, Criticality criticality, Object @Nullable [] args) {
+    return stacks.current().entry(resource, type, permits, args, nodes, Objects.requireNonNull(criticality));
   }
 
   /**
@@ -129,7 +146,16 @@ public final class Weir implements AutoCloseable {
    * @return the entry to close when the call completes, or null when a rule refused the call
    */
   public @Nullable Entry tryEntry(String resource, EntryType type, int permits, Object @Nullable ... args) {
-    return stacks.current().tryEntry(resource, type, permits, args, nodes);
+    return stacks.current().tryEntry(resource, type, permits, args, nodes, Criticality.CRITICAL);
+  }
+
+  /**
+   * As {@link #tryEntry(String, EntryType, int, Object...)}, giving the call {@code criticality}
+   * unless the thread's context gave one (see {@link #entry(String, EntryType, int, Criticality, Object[])}).
+   */
+  public @Nullable Entry tryEntry(String resource, EntryType type, int permits, Criticality criticality,
+      Object @Nullable [] args) {
+    return stacks.current().tryEntry(resource, type, permits, args, nodes, Objects.requireNonNull(criticality));
   }
 
   /**
@@ -137,7 +163,7 @@ public final class Weir implements AutoCloseable {
    * overload of its own so that the call allocates no empty argument array.
    */
   public @Nullable Entry tryEntry(String resource, EntryType type, int permits) {
-    return stacks.current().tryEntry(resource, type, permits, null, nodes);
+    return stacks.current().tryEntry(resource, type, permits, null, nodes, Criticality.CRITICAL);
   }
 
   /**
@@ -180,18 +206,45 @@ public final class Weir implements AutoCloseable {
    * @throws BlockException when a rule refuses the call
    */
   public Entry asyncEntry(String resource, EntryType type, int acquireCount, Object @Nullable ... args) {
-    return stacks.current().asyncEntry(resource, type, acquireCount, args, nodes);
+    return stacks.current().asyncEntry(resource, type, acquireCount, args, nodes, Criticality.CRITICAL);
   }
 
   /**
-   * Enters a named context with a caller origin on this thread; close the scope to leave it.
+   * As {@link #asyncEntry(String, EntryType, int, Object...)}, giving the call {@code criticality}
+   * unless the thread's context gave one (see {@link #entry(String, EntryType, int, Criticality, Object[])}).
+   */
+  public Entry asyncEntry(String resource, EntryType type, int permits, Criticality criticality,
+      Object @Nullable [] args) {
+    return stacks.current().asyncEntry(resource, type, permits, args, nodes, Objects.requireNonNull(criticality));
+  }
+
+  /**
+   * Enters a named context with a caller origin on this thread; close the scope to leave it. The
+   * calls made inside keep the criticality of the enclosing context, {@link Criticality#CRITICAL}
+   * outside any that gave one.
    *
    * @param name the context name ({@code chain} rules match it)
    * @param origin the caller's identity, or null/empty when unknown
    */
   public ContextScope enterContext(String name, @Nullable String origin) {
     Objects.requireNonNull(name, "name");
-    return new ContextScope(stacks.current(), name, origin == null ? "" : origin);
+    return new ContextScope(stacks.current(), name, origin == null ? "" : origin, null);
+  }
+
+  /**
+   * Enters a named context with a caller origin on this thread, whose calls have
+   * {@code criticality}: when an {@code adaptive} limit binds, lower criticalities are shed first.
+   * It wins over the criticality a call's caller passes ({@code @RateLimited(criticality)}). Close
+   * the scope to leave it; the enclosing context's criticality is then in force again.
+   *
+   * @param name the context name ({@code chain} rules match it)
+   * @param origin the caller's identity, or null/empty when unknown
+   * @param criticality the criticality of the calls made inside
+   */
+  public ContextScope enterContext(String name, @Nullable String origin, Criticality criticality) {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(criticality, "criticality");
+    return new ContextScope(stacks.current(), name, origin == null ? "" : origin, criticality);
   }
 
   /** Runs {@code action} inside a named context with a caller origin. */
@@ -206,6 +259,27 @@ public final class Weir implements AutoCloseable {
     try (ContextScope scope = enterContext(name, origin)) {
       return action.get();
     }
+  }
+
+  /**
+   * Calls {@code action} inside a named context with a caller origin and a criticality (see
+   * {@link #enterContext(String, String, Criticality)}) and returns its result.
+   */
+  public <T> T callInContext(String name, @Nullable String origin, Criticality criticality, Supplier<T> action) {
+    try (ContextScope scope = enterContext(name, origin, criticality)) {
+      return action.get();
+    }
+  }
+
+  /**
+   * The criticality the current thread's context gives its calls, or null when no entered context
+   * gave one (then a call is {@link Criticality#CRITICAL} unless its caller passes another).
+   */
+  public @Nullable Criticality contextCriticality() {
+    CallStack stack = stacks.current();
+    Criticality given = stack.criticality;
+    stack.leaveIfIdle();
+    return given;
   }
 
   /** Returns the rules of this engine, to read or replace at runtime. */

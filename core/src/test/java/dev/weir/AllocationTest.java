@@ -72,6 +72,24 @@ class AllocationTest {
     assertThat(allocatedBy(() -> weir.entry("r").close())).isZero();
   }
 
+  /**
+   * An adaptive rule's entry and close, on a clock moving a microsecond per call so that rounds end
+   * (one per 100 ms: the controller runs, under its lock, inside the measured windows), and its
+   * refusal of a lower criticality at the limit.
+   */
+  @Test
+  void anAdaptiveRuleAllocatesNothing() {
+    Weir weir = engine(RuleSet.of(FlowRule.adaptive("r", 1, 1000, 20)));
+    assertThat(allocatedBy(() -> {
+      ticker.advanceNanos(1_000);
+      weir.entry("r", EntryType.IN, 1, Criticality.SHEDDABLE, null).close();
+    })).isZero();
+    Weir full = engine(RuleSet.of(FlowRule.adaptive("full", 1, 1, 1)));
+    Entry holding = full.entry("full");
+    assertThat(allocatedBy(() -> full.tryEntry("full", EntryType.IN, 1, Criticality.SHEDDABLE, null))).isZero();
+    holding.close();
+  }
+
   @Test
   void aResourceWithoutRulesAllocatesNothing() {
     Weir weir = engine(RuleSet.empty());

@@ -168,6 +168,32 @@ class VirtualThreadTest {
    * After its call, a virtual thread that is still alive holds no stack of the engine: the stack
    * it used becomes unreachable. (A platform thread keeps its stack to reuse its frames.)
    */
+  /** A virtual thread's transient stack stays while a context gives its calls a criticality. */
+  @Test
+  void aVirtualThreadsContextKeepsItsCriticalityBetweenCalls() throws Exception {
+    Weir weir = Weir.builder().build();
+    ExecutorService executor = virtualThreadPerTask();
+    try {
+      List<Criticality> seen = executor.submit(() -> {
+        List<Criticality> found = new ArrayList<>();
+        try (ContextScope scope = weir.enterContext(Weir.DEFAULT_CONTEXT, "", Criticality.SHEDDABLE)) {
+          for (int i = 0; i < 2; i++) {
+            try (Entry entry = weir.entry("r")) {
+              found.add(entry.criticality());
+            }
+          }
+        }
+        try (Entry entry = weir.entry("r")) {
+          found.add(entry.criticality());
+        }
+        return found;
+      }).get(10, TimeUnit.SECONDS);
+      assertThat(seen).containsExactly(Criticality.SHEDDABLE, Criticality.SHEDDABLE, Criticality.CRITICAL);
+    } finally {
+      executor.shutdown();
+    }
+  }
+
   @Test
   void aVirtualThreadKeepsNothingAfterItsCall() throws Exception {
     Weir weir = Weir.builder().rules(RuleSet.of(FlowRule.threads("r", 8), FlowRule.qps("closed", 0))).build();

@@ -104,6 +104,8 @@ public class CoreEntryBenchmark {
     Weir qps;
     Weir rejecting;
     Weir threads;
+    /** A grade adaptive rule whose limit the calls never reach (issue 27). */
+    Weir adaptive;
     Weir warmUp;
     Weir queue;
     Weir noRule;
@@ -117,6 +119,7 @@ public class CoreEntryBenchmark {
       qps = engine(FlowRule.qps(RES, NEVER_REFUSING_RATE));
       rejecting = engine(FlowRule.qps(RES, 0));
       threads = engine(FlowRule.threads(RES, NEVER_REFUSING_THREADS));
+      adaptive = engine(FlowRule.adaptive(RES, 1, 1_000_000, 1_000_000));
       warmUp = engine(FlowRule.builder(RES).count(NEVER_REFUSING_PACED_RATE)
           .controlBehavior(ControlBehavior.WARM_UP).build());
       queue = engine(FlowRule.builder(RES).count(NEVER_REFUSING_PACED_RATE)
@@ -137,7 +140,7 @@ public class CoreEntryBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() {
-      for (Weir weir : new Weir[] {qps, rejecting, threads, warmUp, queue, noRule, qpsCoarse, rejectingCoarse,
+      for (Weir weir : new Weir[] {qps, rejecting, threads, adaptive, warmUp, queue, noRule, qpsCoarse, rejectingCoarse,
           noRuleCoarse}) {
         weir.close();
       }
@@ -352,6 +355,14 @@ public class CoreEntryBenchmark {
   @Benchmark
   public void threads_weir(WeirState s, Refusals r, Blackhole bh) {
     weirEntry(s.threads, r, bh);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // adaptive: a grade adaptive rule that never refuses (Weir only: no peer has one in this form).
+
+  @Benchmark
+  public void adaptive_weir(WeirState s, Refusals r, Blackhole bh) {
+    weirEntry(s.adaptive, r, bh);
   }
 
   @Benchmark

@@ -5,8 +5,8 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A flow rule: a rate ({@link FlowGrade#QPS}) or concurrency ({@link FlowGrade#THREADS}) limit on
- * one resource. An immutable value; build one with {@link #builder(String)} and check it with
+ * A flow rule: a rate ({@link FlowGrade#QPS}), concurrency ({@link FlowGrade#THREADS}) or adaptive
+ * concurrency ({@link FlowGrade#ADAPTIVE}) limit on one resource. An immutable value; build one with {@link #builder(String)} and check it with
  * {@link FlowRuleValidator} (the engine refuses invalid rules with {@link InvalidRulesException}).
  *
  * <p>The components mirror the YAML keys under {@code weir.flow[*]}. A null component passed to the
@@ -32,6 +32,11 @@ import org.jspecify.annotations.Nullable;
  * @param name the rule's name, or null: its policy's name in HTTP's {@code RateLimit} headers, and
  *     what the endpoint and logs show (see {@link RuleNames} for what a name may hold). A name
  *     changes nothing the rule counts: a replacement that changes only the name keeps its state
+ * @param minLimit {@code ADAPTIVE} only: the least the limit goes down to (default 1)
+ * @param maxLimit {@code ADAPTIVE} only: the most calls ever inside at once, a hard cap (default
+ *     1000, at most {@value #MAX_ADAPTIVE_LIMIT})
+ * @param initialLimit {@code ADAPTIVE} only: the limit before anything was measured; 0 (the
+ *     default) for {@value #DEFAULT_INITIAL_LIMIT} brought into {@code [minLimit, maxLimit]}
  */
 public record FlowRule(
     String resource,
@@ -48,7 +53,10 @@ public record FlowRule(
     String limitApp,
     boolean clusterMode,
     boolean shadow,
-    @Nullable String name)
+    @Nullable String name,
+    int minLimit,
+    int maxLimit,
+    int initialLimit)
     implements ResourceRule {
 
   /** {@code limit-app} value: the rule applies to every caller, counted together. */
@@ -72,6 +80,21 @@ public record FlowRule(
   /** Default of {@link #maxQueueingTime()}. */
   public static final Duration DEFAULT_MAX_QUEUEING_TIME = Duration.ofMillis(500);
 
+  /** Default of {@link #minLimit()}. */
+  public static final int DEFAULT_MIN_LIMIT = 1;
+
+  /** Default of {@link #maxLimit()}. */
+  public static final int DEFAULT_MAX_LIMIT = 1000;
+
+  /** The limit an adaptive rule starts at when {@link #initialLimit()} is 0, brought into its bounds. */
+  public static final int DEFAULT_INITIAL_LIMIT = 20;
+
+  /**
+   * The largest {@link #maxLimit()}: a million calls inside one resource at once is far beyond any
+   * service, and the engine packs an adaptive limit into 20 bits of one word.
+   */
+  public static final int MAX_ADAPTIVE_LIMIT = 1_000_000;
+
   /** Replaces null components by their defaults, and a blank name by none. */
   public FlowRule {
     resource = resource == null ? "" : resource;
@@ -91,6 +114,15 @@ public record FlowRule(
       FlowStrategy strategy, @Nullable String refResource, String limitApp, boolean clusterMode) {
     this(resource, count, grade, interval, exact, controlBehavior, warmUpPeriod, coldFactor, maxQueueingTime, strategy,
         refResource, limitApp, clusterMode, false, null);
+  }
+
+  /** A rule with the default adaptive bounds: the components before {@code minLimit}. */
+  public FlowRule(String resource, double count, FlowGrade grade, Duration interval, boolean exact,
+      ControlBehavior controlBehavior, Duration warmUpPeriod, int coldFactor, Duration maxQueueingTime,
+      FlowStrategy strategy, @Nullable String refResource, String limitApp, boolean clusterMode, boolean shadow,
+      @Nullable String name) {
+    this(resource, count, grade, interval, exact, controlBehavior, warmUpPeriod, coldFactor, maxQueueingTime, strategy,
+        refResource, limitApp, clusterMode, shadow, name, DEFAULT_MIN_LIMIT, DEFAULT_MAX_LIMIT, 0);
   }
 
   @Override
@@ -118,6 +150,24 @@ public record FlowRule(
     return builder(resource).grade(FlowGrade.THREADS).count(count).build();
   }
 
+  /**
+   * Returns an adaptive concurrency limit on {@code resource}: it starts at {@code initialLimit}
+   * and follows the resource's latency and throughput, never below {@code minLimit} nor above
+   * {@code maxLimit}.
+   */
+  public static FlowRule adaptive(String resource, int minLimit, int maxLimit, int initialLimit) {
+    return builder(resource).grade(FlowGrade.ADAPTIVE).minLimit(minLimit).maxLimit(maxLimit)
+        .initialLimit(initialLimit).build();
+  }
+
+  /**
+   * The limit an adaptive rule starts at: {@link #initialLimit()}, or when it is 0,
+   * {@value #DEFAULT_INITIAL_LIMIT} brought into {@code [minLimit, maxLimit]}.
+   */
+  public int startingLimit() {
+    return initialLimit != 0 ? initialLimit : Math.max(minLimit, Math.min(maxLimit, DEFAULT_INITIAL_LIMIT));
+  }
+
   /** Returns a builder that starts from this rule. */
   public Builder toBuilder() {
     Builder builder = new Builder(resource);
@@ -135,6 +185,9 @@ public record FlowRule(
     builder.clusterMode = clusterMode;
     builder.shadow = shadow;
     builder.name = name;
+    builder.minLimit = minLimit;
+    builder.maxLimit = maxLimit;
+    builder.initialLimit = initialLimit;
     return builder;
   }
 
@@ -144,7 +197,12 @@ public record FlowRule(
     if (name != null) {
       text.append(", name=").append(name);
     }
-    text.append(", count=").append(count).append(", grade=").append(grade);
+    if (grade == FlowGrade.ADAPTIVE) {
+      text.append(", grade=ADAPTIVE, min-limit=").append(minLimit).append(", max-limit=").append(maxLimit)
+          .append(", initial-limit=").append(startingLimit());
+    } else {
+      text.append(", count=").append(count).append(", grade=").append(grade);
+    }
     if (grade == FlowGrade.QPS) {
       text.append(", interval=").append(interval).append(", control-behavior=").append(controlBehavior);
       if (exact) {
@@ -183,6 +241,9 @@ public record FlowRule(
     private boolean clusterMode;
     private boolean shadow;
     private @Nullable String name;
+    private int minLimit = DEFAULT_MIN_LIMIT;
+    private int maxLimit = DEFAULT_MAX_LIMIT;
+    private int initialLimit;
 
     private Builder(String resource) {
       this.resource = Objects.requireNonNull(resource, "resource");
@@ -272,10 +333,28 @@ public record FlowRule(
       return this;
     }
 
+    /** Sets the least an adaptive limit goes down to. */
+    public Builder minLimit(int minLimit) {
+      this.minLimit = minLimit;
+      return this;
+    }
+
+    /** Sets the hard cap of an adaptive limit. */
+    public Builder maxLimit(int maxLimit) {
+      this.maxLimit = maxLimit;
+      return this;
+    }
+
+    /** Sets the limit an adaptive rule starts at; 0 for the default. */
+    public Builder initialLimit(int initialLimit) {
+      this.initialLimit = initialLimit;
+      return this;
+    }
+
     /** Returns the rule; it is not validated here. */
     public FlowRule build() {
       return new FlowRule(resource, count, grade, interval, exact, controlBehavior, warmUpPeriod, coldFactor,
-          maxQueueingTime, strategy, refResource, limitApp, clusterMode, shadow, name);
+          maxQueueingTime, strategy, refResource, limitApp, clusterMode, shadow, name, minLimit, maxLimit, initialLimit);
     }
   }
 

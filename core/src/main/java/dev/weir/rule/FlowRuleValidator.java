@@ -26,6 +26,15 @@ import java.util.List;
  *       least 1 ms for the warm-up behaviors). Both are checked whatever the behavior, so no
  *       duration of a valid rule can overflow nanoseconds; see {@link RuleBounds} for why these
  *       values.
+ *   <li>grade adaptive: {@code 1 <= min-limit <= initial-limit <= max-limit <=}
+ *       {@value FlowRule#MAX_ADAPTIVE_LIMIT} ({@code initial-limit} 0 for its default); no
+ *       {@code count} (the limit is measured, not given), control-behavior reject only (a call is
+ *       admitted or refused at once: a queue in front of a concurrency limit hides the latency the
+ *       limit follows), no {@code exact} nor {@code interval}, no {@code cluster-mode} (a
+ *       concurrency limit is one instance's), no strategy related (it limits calls inside this
+ *       resource, measured by their own latency), no {@code limit-app: other} (a limit per origin
+ *       would let every caller take the whole capacity; criticality decides who is shed). The
+ *       three limits apply to grade adaptive only.
  * </ul>
  */
 final class FlowRuleValidator {
@@ -52,8 +61,21 @@ final class FlowRuleValidator {
     Checks.count("count", rule.count(), MAX_COUNT, out);
     if (rule.grade() == FlowGrade.THREADS) {
       validateThreads(rule, out);
+    } else if (rule.grade() == FlowGrade.ADAPTIVE) {
+      validateAdaptive(rule, out);
     } else {
       validateQps(rule, out);
+    }
+    if (rule.grade() != FlowGrade.ADAPTIVE) {
+      if (rule.minLimit() != FlowRule.DEFAULT_MIN_LIMIT) {
+        out.add(new RuleViolation("min-limit", "applies to grade adaptive only"));
+      }
+      if (rule.maxLimit() != FlowRule.DEFAULT_MAX_LIMIT) {
+        out.add(new RuleViolation("max-limit", "applies to grade adaptive only"));
+      }
+      if (rule.initialLimit() != 0) {
+        out.add(new RuleViolation("initial-limit", "applies to grade adaptive only"));
+      }
     }
     validateDurations(rule, out);
     validateStrategy(rule, out);
@@ -62,10 +84,51 @@ final class FlowRuleValidator {
     } else {
       Checks.name("limit-app", rule.limitApp(), out);
     }
-    if (rule.clusterMode() && rule.grade() == FlowGrade.THREADS) {
+    if (rule.clusterMode() && rule.grade() != FlowGrade.QPS) {
       out.add(new RuleViolation("cluster-mode", "applies to grade qps only; a concurrency limit cannot be shared"));
     }
     return out;
+  }
+
+  private static void validateAdaptive(FlowRule rule, List<RuleViolation> out) {
+    if (rule.count() != 0) {
+      out.add(new RuleViolation("count", "does not apply to grade adaptive (the limit is measured; bound it with"
+          + " min-limit and max-limit), was " + rule.count()));
+    }
+    if (rule.controlBehavior() != ControlBehavior.REJECT) {
+      out.add(new RuleViolation("control-behavior", "must be reject for grade adaptive, was "
+          + Checks.name(rule.controlBehavior())));
+    }
+    if (rule.exact()) {
+      out.add(new RuleViolation("exact", "applies to grade qps only"));
+    }
+    if (!rule.interval().equals(FlowRule.DEFAULT_INTERVAL)) {
+      out.add(new RuleViolation("interval", "applies to grade qps only"));
+    }
+    if (rule.strategy() == FlowStrategy.RELATED) {
+      out.add(new RuleViolation("strategy", "must be direct or chain for grade adaptive (it limits the calls of"
+          + " this resource by their own latency)"));
+    }
+    if (FlowRule.LIMIT_APP_OTHER.equals(rule.limitApp())) {
+      out.add(new RuleViolation("limit-app", "must be default or an origin name for grade adaptive (a limit per"
+          + " origin would let every caller take the whole capacity; give calls a criticality instead)"));
+    }
+    int min = rule.minLimit();
+    int max = rule.maxLimit();
+    boolean minValid = min >= 1 && min <= FlowRule.MAX_ADAPTIVE_LIMIT;
+    if (!minValid) {
+      out.add(new RuleViolation("min-limit", "must be from 1 to " + FlowRule.MAX_ADAPTIVE_LIMIT + ", was " + min));
+    }
+    if (max < 1 || max > FlowRule.MAX_ADAPTIVE_LIMIT) {
+      out.add(new RuleViolation("max-limit", "must be from 1 to " + FlowRule.MAX_ADAPTIVE_LIMIT + ", was " + max));
+    } else if (minValid && max < min) {
+      out.add(new RuleViolation("max-limit", "must be at least min-limit (" + min + "), was " + max));
+    }
+    int initial = rule.initialLimit();
+    if (initial != 0 && (initial < Math.max(1, min) || initial > max)) {
+      out.add(new RuleViolation("initial-limit", "must be from min-limit to max-limit (" + min + " to " + max
+          + "), or 0 for the default, was " + initial));
+    }
   }
 
   private static void validateThreads(FlowRule rule, List<RuleViolation> out) {

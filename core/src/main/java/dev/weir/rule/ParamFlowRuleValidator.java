@@ -40,6 +40,9 @@ final class ParamFlowRuleValidator {
       out.add(new RuleViolation("param-index", "is not used with key: give one of them"));
     }
     boolean threads = rule.grade() == FlowGrade.THREADS;
+    if (rule.grade() == FlowGrade.ADAPTIVE) {
+      out.add(new RuleViolation("grade", "must be qps or threads; adaptive applies to flow rules only"));
+    }
     Checks.count("count", rule.count(), Integer.MAX_VALUE, out);
     if (threads && rule.count() != Math.rint(rule.count())) {
       out.add(new RuleViolation("count", "must be a whole number for grade threads, was " + rule.count()));

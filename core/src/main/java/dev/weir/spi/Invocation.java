@@ -1,5 +1,6 @@
 package dev.weir.spi;
 
+import dev.weir.Criticality;
 import dev.weir.EntryType;
 import org.jspecify.annotations.Nullable;
 
@@ -26,6 +27,14 @@ public interface Invocation {
 
   /** Returns the caller's identity, or the empty string when unknown. */
   String origin();
+
+  /**
+   * Returns the call's criticality: its context's, else the one its caller passed, else
+   * {@link Criticality#CRITICAL}.
+   */
+  default Criticality criticality() {
+    return Criticality.CRITICAL;
+  }
 
   /** Returns the failure recorded with {@code Entry.recordError}, or null. Meaningful on exit. */
   @Nullable Throwable error();

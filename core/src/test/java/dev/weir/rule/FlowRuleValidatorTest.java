@@ -156,6 +156,66 @@ class FlowRuleValidatorTest {
     assertThat(violations.get(0).under("weir.flow").toString()).isEqualTo("weir.flow[0].resource: is required");
   }
 
+  static Stream<Arguments> invalidAdaptiveRules() {
+    return Stream.of(
+        Arguments.of(adaptive().count(10).build(), "count", "does not apply to grade adaptive"),
+        Arguments.of(adaptive().controlBehavior(ControlBehavior.QUEUE).build(), "control-behavior",
+            "must be reject for grade adaptive, was queue"),
+        Arguments.of(adaptive().exact(true).build(), "exact", "applies to grade qps only"),
+        Arguments.of(adaptive().interval(Duration.ofMinutes(1)).build(), "interval", "applies to grade qps only"),
+        Arguments.of(adaptive().clusterMode(true).build(), "cluster-mode", "applies to grade qps only"),
+        Arguments.of(adaptive().strategy(FlowStrategy.RELATED).refResource("other").build(), "strategy",
+            "must be direct or chain"),
+        Arguments.of(adaptive().limitApp("other").build(), "limit-app", "must be default or an origin name"),
+        Arguments.of(adaptive().minLimit(0).build(), "min-limit", "must be from 1 to 1000000, was 0"),
+        Arguments.of(adaptive().minLimit(-5).initialLimit(0).build(), "min-limit", "was -5"),
+        Arguments.of(adaptive().maxLimit(0).build(), "max-limit", "must be from 1 to 1000000, was 0"),
+        Arguments.of(adaptive().maxLimit(1_000_001).build(), "max-limit", "must be from 1 to 1000000"),
+        Arguments.of(adaptive().minLimit(50).maxLimit(40).build(), "max-limit", "must be at least min-limit (50)"),
+        Arguments.of(adaptive().minLimit(5).initialLimit(4).build(), "initial-limit", "must be from min-limit"),
+        Arguments.of(adaptive().maxLimit(30).initialLimit(31).build(), "initial-limit", "(1 to 30)"),
+        Arguments.of(adaptive().initialLimit(-1).build(), "initial-limit", "was -1"),
+        Arguments.of(FlowRule.builder("r").count(5).minLimit(2).build(), "min-limit", "applies to grade adaptive only"),
+        Arguments.of(FlowRule.threads("r", 5).toBuilder().maxLimit(10).build(), "max-limit",
+            "applies to grade adaptive only"),
+        Arguments.of(FlowRule.builder("r").count(5).initialLimit(3).build(), "initial-limit",
+            "applies to grade adaptive only"));
+  }
+
+  private static FlowRule.Builder adaptive() {
+    return FlowRule.builder("r").grade(FlowGrade.ADAPTIVE);
+  }
+
+  @ParameterizedTest(name = "{1}: {2}")
+  @MethodSource("invalidAdaptiveRules")
+  void adaptiveRulesNameWhatTheyRefuse(FlowRule rule, String field, String message) {
+    assertThat(FlowRuleValidator.validate(rule)).singleElement().satisfies(violation -> {
+      assertThat(violation.field()).isEqualTo(field);
+      assertThat(violation.message()).contains(message);
+    });
+  }
+
+  @Test
+  void adaptiveRulesWithinTheirBoundsAreValid() {
+    assertThat(FlowRuleValidator.validate(List.of(
+        adaptive().build(),
+        FlowRule.adaptive("a", 1, 1, 1),
+        FlowRule.adaptive("b", 5, FlowRule.MAX_ADAPTIVE_LIMIT, FlowRule.MAX_ADAPTIVE_LIMIT),
+        adaptive().maxLimit(10).build(),
+        adaptive().strategy(FlowStrategy.CHAIN).refResource("checkout").limitApp("partner").shadow(true).build())))
+        .isEmpty();
+  }
+
+  @Test
+  void anAdaptiveRuleStartsAtItsInitialLimitOrTwentyWithinItsBounds() {
+    assertThat(adaptive().build().startingLimit()).isEqualTo(20);
+    assertThat(adaptive().maxLimit(10).build().startingLimit()).isEqualTo(10);
+    assertThat(adaptive().minLimit(30).build().startingLimit()).isEqualTo(30);
+    assertThat(FlowRule.adaptive("r", 2, 100, 7).startingLimit()).isEqualTo(7);
+    assertThat(FlowRule.adaptive("r", 2, 100, 7).toString())
+        .isEqualTo("FlowRule{resource=r, grade=ADAPTIVE, min-limit=2, max-limit=100, initial-limit=7}");
+  }
+
   @Test
   void anExactClusterRuleIsBoundedByTheStoresMaximumNotTheLocalOne() {
     FlowRule.Builder exact = FlowRule.builder("r").exact(true).clusterMode(true);

@@ -1,6 +1,7 @@
 package dev.weir.internal.call;
 
 import dev.weir.BlockException;
+import dev.weir.Criticality;
 import dev.weir.Entry;
 import dev.weir.EntryType;
 import dev.weir.internal.limit.CircuitBreaker;
@@ -69,6 +70,8 @@ public final class Call extends Entry implements Invocation {
   Object[] args = NO_ARGS;
   String contextName = DEFAULT_CONTEXT;
   String origin = "";
+  /** Set by the stack right after {@link #open}: the context's, else the one the caller passed. */
+  Criticality criticality = Criticality.CRITICAL;
   long startNanos;
   long endNanos;
   /** The rules this call is checked against, read once when it started. */
@@ -193,10 +196,12 @@ public final class Call extends Entry implements Invocation {
     refundHeldFrom(0);
   }
 
-  /** Releases every permit held: the call completed. */
+  /** Releases every permit held: the call completed (its outcome, times and tokens go with it). */
   void releaseHeld() {
+    int outcome = cancelled ? FlowLimiter.CANCELLED : error != null ? FlowLimiter.FAILED : FlowLimiter.SUCCEEDED;
     for (int i = 0; i < heldCount; i++) {
-      takeHeld(i).release(acquireCount);
+      long token = heldToken(i);
+      takeHeld(i).complete(acquireCount, token, startNanos, endNanos, outcome);
     }
     heldCount = 0;
   }
@@ -446,6 +451,11 @@ public final class Call extends Entry implements Invocation {
   @Override
   public String origin() {
     return origin;
+  }
+
+  @Override
+  public Criticality criticality() {
+    return criticality;
   }
 
   @Override

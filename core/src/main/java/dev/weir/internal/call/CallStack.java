@@ -1,6 +1,7 @@
 package dev.weir.internal.call;
 
 import dev.weir.BlockException;
+import dev.weir.Criticality;
 import dev.weir.Entry;
 import dev.weir.EntryType;
 import dev.weir.internal.time.EngineClock;
@@ -99,6 +100,11 @@ public final class CallStack {
   private int depth;
   public String contextName = Call.DEFAULT_CONTEXT;
   public String origin = "";
+  /**
+   * The criticality the entered contexts gave the thread's calls, or null when none gave one: then
+   * each call takes the one its caller passes (an annotation's), else {@link Criticality#CRITICAL}.
+   */
+  public @Nullable Criticality criticality;
   /** The refusal of this thread's last refused call, until taken: what its frame recorded. */
   private @Nullable RuleKind refusedKind;
   private @Nullable Rule refusedBy;
@@ -124,7 +130,7 @@ public final class CallStack {
    * has undone what the call took, the frame is popped here, and the exception goes on.
    */
   @Nullable Call enter(String resource, EntryType type, int acquireCount, Object @Nullable [] args,
-      NodeRegistry nodes) {
+      NodeRegistry nodes, Criticality fallback) {
     Objects.requireNonNull(resource, "resource");
     Objects.requireNonNull(type, "type");
     if (acquireCount < 1) {
@@ -132,6 +138,7 @@ public final class CallStack {
     }
     ResourceNode node = nodes.forCall(resource);
     Call call = push(resource, node, type, acquireCount, args, clock.read(++calls));
+    call.criticality = criticality != null ? criticality : fallback;
     return node == null ? call : run(call, node);
   }
 
@@ -140,7 +147,7 @@ public final class CallStack {
    * and runs its chain; as {@link #enter} otherwise.
    */
   @Nullable Call enterDetached(String resource, EntryType type, int acquireCount, Object @Nullable [] args,
-      NodeRegistry nodes) {
+      NodeRegistry nodes, Criticality fallback) {
     Objects.requireNonNull(resource, "resource");
     Objects.requireNonNull(type, "type");
     if (acquireCount < 1) {
@@ -150,6 +157,7 @@ public final class CallStack {
     Call call = new Call(this);
     call.depth = Call.DETACHED;
     call.open(resource, node, type, acquireCount, args, clock.read(++calls));
+    call.criticality = criticality != null ? criticality : fallback;
     return node == null ? call : run(call, node);
   }
 
@@ -182,10 +190,11 @@ public final class CallStack {
   }
 
   /** Enters an asynchronous call ({@link #enterDetached}) and returns its handle, or throws its refusal. */
-  public Entry asyncEntry(String resource, EntryType type, int acquireCount, Object @Nullable [] args, NodeRegistry nodes) {
+  public Entry asyncEntry(String resource, EntryType type, int acquireCount, Object @Nullable [] args, NodeRegistry nodes,
+      Criticality fallback) {
     Call call;
     try {
-      call = enterDetached(resource, type, acquireCount, args, nodes);
+      call = enterDetached(resource, type, acquireCount, args, nodes, fallback);
     } finally {
       leaveIfIdle(); // a detached frame is not on this stack: a virtual thread keeps nothing after it
     }
@@ -199,8 +208,9 @@ public final class CallStack {
    * Enters a call ({@link #enter}) and returns its handle, or throws its refusal. At most 35 bytes
    * of bytecode, so that it is inlined into its callers: see the comment above {@code Weir.entry}.
    */
-  public Entry entry(String resource, EntryType type, int acquireCount, Object @Nullable [] args, NodeRegistry nodes) {
-    Call call = enter(resource, type, acquireCount, args, nodes);
+  public Entry entry(String resource, EntryType type, int acquireCount, Object @Nullable [] args, NodeRegistry nodes,
+      Criticality fallback) {
+    Call call = enter(resource, type, acquireCount, args, nodes, fallback);
     if (call != null) {
       return call;
     }
@@ -209,8 +219,8 @@ public final class CallStack {
 
   /** Enters a call ({@link #enter}) and returns its handle, or null when refused; the refusal makes no exception. */
   public @Nullable Entry tryEntry(String resource, EntryType type, int acquireCount, Object @Nullable [] args,
-      NodeRegistry nodes) {
-    Call call = enter(resource, type, acquireCount, args, nodes);
+      NodeRegistry nodes, Criticality fallback) {
+    Call call = enter(resource, type, acquireCount, args, nodes, fallback);
     if (call != null) {
       return call;
     }
@@ -249,7 +259,8 @@ public final class CallStack {
    * frames may still be named by entries, which then find them closed.
    */
   public void leaveIfIdle() {
-    if (transientIn != null && depth == 0 && contextName.equals(Call.DEFAULT_CONTEXT) && origin.isEmpty()) {
+    if (transientIn != null && depth == 0 && contextName.equals(Call.DEFAULT_CONTEXT) && origin.isEmpty()
+        && criticality == null) {
       transientIn.remove();
     }
   }

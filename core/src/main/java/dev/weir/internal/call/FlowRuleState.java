@@ -1,6 +1,7 @@
 package dev.weir.internal.call;
 
 import dev.weir.internal.cluster.ClusterKeys;
+import dev.weir.internal.limit.AdaptiveLimiter;
 import dev.weir.internal.limit.FlowLimiter;
 import dev.weir.internal.limit.ShadowRefusals;
 import dev.weir.rule.ControlBehavior;
@@ -52,7 +53,9 @@ final class FlowRuleState {
 
   /**
    * The state of {@code rule}, which succeeds this state's rule: the same rule but for its
-   * {@code shadow} flag, its {@code name} or its {@code count}. The one place where a rule change carries limiter
+   * {@code shadow} flag, its {@code name}, its {@code count} or, for an adaptive rule, its
+   * {@code min-limit}, {@code max-limit} and {@code initial-limit} (a new initial limit changes
+   * nothing: the limit carried over is where it is). The one place where a rule change carries limiter
    * state, and it carries every limiter the same way: the shared one, each origin's, and the
    * overflow limiter of the origins beyond the bound.
    *
@@ -64,8 +67,14 @@ final class FlowRuleState {
    * carries nothing, is made again when an origin next overflows.
    */
   FlowRuleState successor(FlowRule rule) {
-    if (rule.count() == this.rule.count()) {
+    if (rule.count() == this.rule.count() && rule.minLimit() == this.rule.minLimit()
+        && rule.maxLimit() == this.rule.maxLimit()) {
       return new FlowRuleState(rule, limiters, shared, perOrigin, overflow);
+    }
+    if (rule.grade() == FlowGrade.ADAPTIVE && shared instanceof AdaptiveLimiter adaptive) {
+      // Only the bounds changed (an adaptive rule has no per-origin limiters): the calls inside,
+      // the baseline and the limit stay, clamped into the new bounds.
+      return new FlowRuleState(rule, limiters, adaptive.withBounds(rule.minLimit(), rule.maxLimit()), null, null);
     }
     double count = rule.count();
     FlowLimiter nextShared = null;

@@ -14,8 +14,10 @@ import dev.weir.spi.SlotOrder;
  * <p>A rule in shadow mode (its state has {@link ShadowRefusals}) asks its limiter the same way,
  * except that it never waits: a permit it admits is held as any other (so its limiter counts what
  * it would count in force), and where it would refuse, its limiter has taken nothing, as for a
- * real refusal, and the call goes on to the next rule, counted as a shadow refusal. A rule in force
- * for real pays one null check of a final field for this.
+ * real refusal, and the call goes on to the next rule, counted as a shadow refusal; an adaptive
+ * limiter then counts the call inside all the same ({@link FlowLimiter#holdInShadow}), since it
+ * learns from the latency of every call that goes on. A rule in force for real pays one null check
+ * of a final field for this.
  *
  * <p>The cluster-mode rules that every call meets are decided together, at the place of the first
  * of them, by one store round trip ({@link ClusterGroup}).
@@ -53,12 +55,17 @@ public final class FlowSlot extends Slot {
         continue;
       }
       ShadowRefusals shadow = state.shadow;
-      long result = shadow == null ? limiter.tryAcquire(call.acquireCount, call.startNanos)
-          : limiter.tryAcquireWithoutWaiting(call.acquireCount, call.startNanos);
+      long result = shadow == null ? limiter.tryAcquire(call.acquireCount, call.startNanos, call.criticality)
+          : limiter.tryAcquireWithoutWaiting(call.acquireCount, call.startNanos, call.criticality);
       if (result >= 0) {
         call.hold(limiter, result);
       } else if (!call.refuseUnlessShadow(shadow, RuleKind.FLOW, state.rule, FlowLimiter.retryAfterNanos(result))) {
         return false;
+      } else {
+        long held = limiter.holdInShadow(call.acquireCount, call.startNanos); // shadow: the call goes on
+        if (held >= 0) {
+          call.hold(limiter, held);
+        }
       }
     }
     if (set.waits) {

@@ -8,6 +8,7 @@ import dev.weir.internal.cluster.ClusterFlowLimiter;
 import dev.weir.internal.cluster.ClusterGuard;
 import dev.weir.internal.cluster.ClusterKeys;
 import dev.weir.internal.cluster.LeasedFlowLimiter;
+import dev.weir.internal.limit.AdaptiveLimiter;
 import dev.weir.internal.limit.ConcurrencyLimiter;
 import dev.weir.internal.limit.ExactLimiter;
 import dev.weir.internal.limit.FlowLimiter;
@@ -96,6 +97,9 @@ final class Limiters {
     }
     if (rule.grade() == FlowGrade.THREADS) {
       return new ConcurrencyLimiter(rule.count());
+    }
+    if (rule.grade() == FlowGrade.ADAPTIVE) {
+      return new AdaptiveLimiter(rule.minLimit(), rule.maxLimit(), rule.startingLimit(), now);
     }
     return switch (rule.controlBehavior()) {
       case REJECT -> rule.exact() ? new ExactLimiter(interval, rule.count(), clock, now)

@@ -2,6 +2,7 @@ package dev.weir.internal.call;
 
 import dev.weir.CircuitState;
 import dev.weir.ResourceStatistics;
+import dev.weir.internal.limit.AdaptiveLimiter;
 import dev.weir.internal.limit.CircuitBreaker;
 import dev.weir.internal.limit.ShadowCounts;
 import dev.weir.internal.time.EngineClock;
@@ -169,6 +170,18 @@ public final class ResourceNode extends StatisticNode implements ResourceStatist
       }
     }
     return worst;
+  }
+
+  @Override
+  public int adaptiveLimit() {
+    int lowest = -1;
+    for (FlowRuleState state : rules.flow.states) {
+      if (state.sharedLimiter() instanceof AdaptiveLimiter adaptive) {
+        int limit = adaptive.limit();
+        lowest = lowest < 0 ? limit : Math.min(lowest, limit);
+      }
+    }
+    return lowest;
   }
 
   @Override

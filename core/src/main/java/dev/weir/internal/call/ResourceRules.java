@@ -110,11 +110,12 @@ final class ResourceRules {
   }
 
   /**
-   * What a flow rule is but for its count and what does not change what it counts (shadow, name):
-   * a rule of the same lineage may carry its limiters over.
+   * What a flow rule is but for its count (an adaptive rule's bounds) and what does not change what
+   * it counts (shadow, name): a rule of the same lineage may carry its limiters over.
    */
   private static FlowRule lineage(FlowRule rule) {
-    return ((FlowRule) twinKey(rule)).toBuilder().count(0).build();
+    return ((FlowRule) twinKey(rule)).toBuilder().count(0).minLimit(FlowRule.DEFAULT_MIN_LIMIT)
+        .maxLimit(FlowRule.DEFAULT_MAX_LIMIT).initialLimit(0).build();
   }
 
   /** {@code rule} without what does not change what it counts: in force, and without a name. Twins share their state. */

@@ -1,5 +1,6 @@
 package dev.weir.internal.limit;
 
+import dev.weir.Criticality;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -40,8 +41,23 @@ public abstract class FlowLimiter {
     return -1L - refusal;
   }
 
+  /** {@link #complete} outcome: the call completed without an error recorded. */
+  public static final int SUCCEEDED = 0;
+  /** {@link #complete} outcome: the call completed with an error recorded ({@code Entry.recordError}). */
+  public static final int FAILED = 1;
+  /** {@link #complete} outcome: the call was cancelled ({@code Entry.cancel()}); it has no outcome. */
+  public static final int CANCELLED = 2;
+
   /** Admits and counts {@code permits}, or refuses; see the class comment for the encoding. */
   public abstract long tryAcquire(int permits, long now);
+
+  /**
+   * As {@link #tryAcquire(int, long)} for a call of {@code criticality}; only an adaptive limit
+   * tells criticalities apart.
+   */
+  public long tryAcquire(int permits, long now, Criticality criticality) {
+    return tryAcquire(permits, now);
+  }
 
   /**
    * As {@link #tryAcquire}, but never waits: a call that {@code tryAcquire} would make wait for its
@@ -50,6 +66,20 @@ public abstract class FlowLimiter {
    */
   public long tryAcquireWithoutWaiting(int permits, long now) {
     return tryAcquire(permits, now);
+  }
+
+  /** As {@link #tryAcquireWithoutWaiting(int, long)} for a call of {@code criticality}. */
+  public long tryAcquireWithoutWaiting(int permits, long now, Criticality criticality) {
+    return tryAcquireWithoutWaiting(permits, now);
+  }
+
+  /**
+   * A rule in shadow mode lets in a call this limiter refused: a limiter that must see every call
+   * that goes on to learn from it (an adaptive limit, which follows the latency of the calls inside)
+   * counts it now and returns a token, as for an admission; the others return -1 and hold nothing.
+   */
+  public long holdInShadow(int permits, long now) {
+    return -1;
   }
 
   /** Gives back permits admitted with {@code token} when a later rule refused the same call. */
@@ -81,5 +111,15 @@ public abstract class FlowLimiter {
 
   /** Called when a call admitted by this limiter completes. */
   public void release(int permits) {
+  }
+
+  /**
+   * Called when a call admitted by this limiter with {@code token} completes: what the call protocol
+   * calls, with what a limiter that learns from its calls needs (the call's engine times and
+   * outcome: {@link #SUCCEEDED}, {@link #FAILED} or {@link #CANCELLED}). By default
+   * {@link #release(int)}.
+   */
+  public void complete(int permits, long token, long startNanos, long endNanos, int outcome) {
+    release(permits);
   }
 }

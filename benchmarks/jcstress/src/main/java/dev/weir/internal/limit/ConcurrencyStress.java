@@ -1,4 +1,4 @@
-package dev.weir;
+package dev.weir.internal.limit;
 
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;

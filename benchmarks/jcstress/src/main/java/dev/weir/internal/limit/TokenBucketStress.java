@@ -1,8 +1,8 @@
-package dev.weir;
+package dev.weir.internal.limit;
 
-import static dev.weir.StressClocks.MS;
-import static dev.weir.StressClocks.SECOND;
-import static dev.weir.StressClocks.T;
+import static dev.weir.internal.limit.StressClocks.MS;
+import static dev.weir.internal.limit.StressClocks.SECOND;
+import static dev.weir.internal.limit.StressClocks.T;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;

@@ -1,4 +1,7 @@
-package dev.weir;
+package dev.weir.internal.limit;
+
+import dev.weir.Sleeper;
+import dev.weir.internal.time.EngineClock;
 
 /**
  * Clocks for the jcstress tests: an {@link EngineClock} over a ticker that reads a fixed instant
