@@ -73,4 +73,13 @@ public interface ResourceStatistics {
    * open, else {@code HALF_OPEN} if any is probing, else {@code CLOSED} (also without breakers).
    */
   CircuitState circuitState();
+
+  /**
+   * Returns the current limit of the resource's {@code adaptive} flow rule (the lowest, when it has
+   * several), or -1 when it has none: how many calls of the highest criticality present may be
+   * inside at once now.
+   */
+  default int adaptiveLimit() {
+    return -1;
+  }
 }

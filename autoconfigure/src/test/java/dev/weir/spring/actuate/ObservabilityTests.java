@@ -465,4 +465,28 @@ class ObservabilityTests {
     assertThat(measure("weir.calls", "COUNT", "resource:obs.direct", "result:blocked")).isEqualTo(1.0);
   }
 
+  @Test
+  void theAdaptiveLimitIsAGaugeAndInTheEndpointWhileTheResourceHasAnAdaptiveRule() throws Exception {
+    weir.rules().update("obs.adaptive", current -> current.withFlow(List.of(FlowRule.adaptive("obs.adaptive", 2, 50, 7),
+        FlowRule.adaptive("obs.adaptive", 1, 50, 9), FlowRule.qps("obs.adaptive", 100))));
+    int limit = weir.statistics("obs.adaptive").adaptiveLimit();
+    assertThat(limit).as("the engine's limit: the lowest adaptive rule's").isEqualTo(7);
+    assertThat(measure("weir.limit.adaptive", "VALUE", "resource:obs.adaptive")).isEqualTo(limit);
+    assertThat(get("/actuator/prometheus").body())
+        .contains("weir_limit_adaptive{app=\"obs-test\",resource=\"obs.adaptive\"} 7.0\n");
+    Map<String, Object> resource = json(get("/actuator/weir/obs.adaptive"));
+    assertThat(resource).containsEntry("adaptiveLimit", 7);
+    assertThat(map(map(json(get("/actuator/weir")).get("resources")).get("obs.adaptive")))
+        .containsEntry("adaptiveLimit", 7);
+
+    weir.rules().update("obs.adaptive", current -> current.withFlow(List.of(FlowRule.qps("obs.adaptive", 100))));
+    // no adaptive rule now: Micrometer's "no value" (the metrics endpoint writes NaN as a string)
+    assertThat(list(json(get("/actuator/metrics/weir.limit.adaptive?tag=resource:obs.adaptive")).get("measurements")))
+        .singleElement().satisfies(measurement -> assertThat(String.valueOf(map(measurement).get("value")))
+            .isEqualTo("NaN"));
+    assertThat(json(get("/actuator/weir/obs.adaptive"))).doesNotContainKey("adaptiveLimit")
+        .containsKey("activeCalls");
+    weir.rules().update("obs.adaptive", current -> current.withFlow(List.of(FlowRule.adaptive("obs.adaptive", 1, 9, 3))));
+    assertThat(measure("weir.limit.adaptive", "VALUE", "resource:obs.adaptive")).isEqualTo(3.0);
+  }
 }

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  */
 class CriticalityClaimFuzzTests {
 
-  private static final Fuzz FUZZ = Fuzz.of(2027, 20_000, Duration.ofSeconds(1));
+  private static final Fuzz FUZZ = Fuzz.of(2027, 5_000, Duration.ofSeconds(1));
   private static final String ALPHABET = "SHEDABLCRITPUhedablcritpu_- ,\t\u00ff\u0130\u017f0";
 
   @Test
