@@ -467,8 +467,9 @@ class ObservabilityTests {
 
   @Test
   void theAdaptiveLimitIsAGaugeAndInTheEndpointWhileTheResourceHasAnAdaptiveRule() throws Exception {
-    weir.rules().update("obs.adaptive", current -> current.withFlow(List.of(FlowRule.adaptive("obs.adaptive", 2, 50, 7),
-        FlowRule.adaptive("obs.adaptive", 1, 50, 9), FlowRule.qps("obs.adaptive", 100))));
+    // limits pinned (min = max), so that the engine's value is known whatever the adaptive limiter does
+    weir.rules().update("obs.adaptive", current -> current.withFlow(List.of(FlowRule.adaptive("obs.adaptive", 7, 7, 7),
+        FlowRule.adaptive("obs.adaptive", 9, 9, 9), FlowRule.qps("obs.adaptive", 100))));
     int limit = weir.statistics("obs.adaptive").adaptiveLimit();
     assertThat(limit).as("the engine's limit: the lowest adaptive rule's").isEqualTo(7);
     assertThat(measure("weir.limit.adaptive", "VALUE", "resource:obs.adaptive")).isEqualTo(limit);
@@ -478,6 +479,17 @@ class ObservabilityTests {
     assertThat(resource).containsEntry("adaptiveLimit", 7);
     assertThat(map(map(json(get("/actuator/weir")).get("resources")).get("obs.adaptive")))
         .containsEntry("adaptiveLimit", 7);
+    List<Object> flow = list(map(resource.get("rules")).get("flow"));
+    assertThat(map(flow.get(0))).containsEntry("grade", "adaptive").containsEntry("minLimit", 7)
+        .containsEntry("maxLimit", 7).containsEntry("initialLimit", 7).doesNotContainKey("count");
+    // what the endpoint shows can be posted back as it is
+    HttpResponse<String> again = post("/actuator/weir/obs.adaptive", JSON.writeValueAsString(Map.of("flow", flow)));
+    assertThat(again.statusCode()).as(again.body()).isEqualTo(200);
+    assertThat(weir.rules().rules("obs.adaptive").flow()).startsWith(FlowRule.adaptive("obs.adaptive", 7, 7, 7));
+    HttpResponse<String> bad = post("/actuator/weir/obs.adaptive",
+        "{\"flow\": [{\"grade\": \"adaptive\", \"minLimit\": 5, \"maxLimit\": 2}]}");
+    assertThat(bad.statusCode()).isEqualTo(400);
+    assertThat(bad.body()).contains("flow[0].max-limit");
 
     weir.rules().update("obs.adaptive", current -> current.withFlow(List.of(FlowRule.qps("obs.adaptive", 100))));
     // no adaptive rule now: Micrometer's "no value" (the metrics endpoint writes NaN as a string)
@@ -486,7 +498,7 @@ class ObservabilityTests {
             .isEqualTo("NaN"));
     assertThat(json(get("/actuator/weir/obs.adaptive"))).doesNotContainKey("adaptiveLimit")
         .containsKey("activeCalls");
-    weir.rules().update("obs.adaptive", current -> current.withFlow(List.of(FlowRule.adaptive("obs.adaptive", 1, 9, 3))));
+    weir.rules().update("obs.adaptive", current -> current.withFlow(List.of(FlowRule.adaptive("obs.adaptive", 3, 3, 3))));
     assertThat(measure("weir.limit.adaptive", "VALUE", "resource:obs.adaptive")).isEqualTo(3.0);
   }
 }

@@ -32,7 +32,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * ("3 of 4"), and its details draw both over time on one large chart with a calls axis and a clock
  * axis; when the limit changes, the chart's limit line follows and the earlier value stays in its
  * history. The calls are held open by the test (asynchronous entries), so what is in flight is
- * known exactly.
+ * known exactly; the rules pin their limit (min-limit = max-limit), so that it is known too.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 @SpringBootTest(classes = ShopApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT)
@@ -69,7 +69,7 @@ class AdaptiveDashboardBrowserTests {
   @Test
   @SuppressWarnings("unchecked")
   void theLimitIsShownBesideTheCallsInFlightOverTime() {
-    weir.rules().update(RESOURCE, rules -> rules.withFlow(List.of(FlowRule.adaptive(RESOURCE, 1, 100, 4))));
+    weir.rules().update(RESOURCE, rules -> rules.withFlow(List.of(FlowRule.adaptive(RESOURCE, 4, 4, 4))));
     for (int i = 0; i < 3; i++) {
       held.add(weir.asyncEntry(RESOURCE, EntryType.IN, 1));
     }
@@ -100,7 +100,7 @@ class AdaptiveDashboardBrowserTests {
     screenshot(browser, "dashboard-adaptive");
 
     // The limit falls to 2 and a call ends: both lines step down; what was before stays drawn.
-    weir.rules().update(RESOURCE, rules -> rules.withFlow(List.of(FlowRule.adaptive(RESOURCE, 1, 100, 2))));
+    weir.rules().update(RESOURCE, rules -> rules.withFlow(List.of(FlowRule.adaptive(RESOURCE, 2, 2, 2))));
     held.remove(0).close();
     await(browser, 10, "the new limit", b -> "2".equals(text(b, "#adaptive-limit-now")));
     await(browser, 10, "the lines step down", b -> limitHeights().contains(y(2, 5)) && activeHeights().contains(y(2, 5)));
