@@ -13,6 +13,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
 
 /**
  * The criticality of a WebFlux request's calls, as the engine sees it, over real HTTP on a random
@@ -23,6 +24,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 @SpringBootTest(classes = CriticalityWebFluxApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
     properties = {"spring.main.web-application-type=reactive", "weir.web.criticality-header=X-Criticality",
         "weir.web.routes[0].resource=rx.route", "weir.web.routes[0].path=/route/**"})
+@DirtiesContext // closed after this class, not evicted from the cache during a later one (its
+                // Reactor Netty resources are global: closing it late stops another server's loops)
 @Timeout(60)
 class CriticalityWebFluxTests {
 

@@ -107,6 +107,12 @@ class AdaptiveDashboardBrowserTests {
     assertThat(limitHeights()).as("the history keeps the old limit").contains(y(4, 5));
     assertThat(text(browser, "tr[data-resource='" + RESOURCE + "'] td[data-metric='active']")).contains("2 of 2");
     screenshot(browser, "dashboard-adaptive-lowered");
+
+    // A resource without an adaptive rule has no such chart, and no limit beside its calls.
+    click(browser, "#rows button[data-name='searchProducts']");
+    await(browser, 10, "the other resource's details", b -> "searchProducts".equals(text(b, "#detail-title")));
+    assertThat(script("return document.getElementById('adaptive').hidden")).isEqualTo(true);
+    assertThat(text(browser, "tr[data-resource='searchProducts'] td[data-metric='active']")).doesNotContain("of");
   }
 
   /** The y of value {@code v} on an axis from 0 to {@code top}: the chart's plot is 202 px high from y 12. */
