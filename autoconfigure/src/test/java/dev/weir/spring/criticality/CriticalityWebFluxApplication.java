@@ -7,10 +7,12 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.util.context.Context;
 
@@ -24,6 +26,18 @@ import reactor.util.context.Context;
 @Import(CriticalityWebFluxApplication.Endpoints.class)
 class CriticalityWebFluxApplication {
 
+  /**
+   * Event loops of this application's own: a context of another test class that Spring's context
+   * cache closes while this one runs disposes Reactor Netty's global loops, which would stop this
+   * server under a request (seen as a request that never got an answer in the full test run).
+   */
+  @Bean
+  ReactorResourceFactory reactorResourceFactory() {
+    ReactorResourceFactory factory = new ReactorResourceFactory();
+    factory.setUseGlobalResources(false);
+    return factory;
+  }
+
   @Bean
   SeenCriticality seenCriticality() {
     return new SeenCriticality();
@@ -32,6 +46,17 @@ class CriticalityWebFluxApplication {
   @Bean
   WeirBuilderCustomizer recordingSlot(SeenCriticality seen) {
     return builder -> builder.slot(seen);
+  }
+
+  /**
+   * A scheduler of this application's own for the calls subscribed off the request's thread. (On
+   * Reactor's shared {@code Schedulers.boundedElastic()}, a request of this application never got an
+   * answer when {@code OutgoingCallsTests} had run before in the same JVM, with no thread working on
+   * it; with a scheduler of its own it does.)
+   */
+  @Bean(destroyMethod = "dispose")
+  Scheduler elastic() {
+    return Schedulers.newBoundedElastic(4, 1000, "crit-elastic");
   }
 
   @Bean
@@ -60,9 +85,11 @@ class CriticalityWebFluxApplication {
   @RestController
   static class Endpoints {
     private final ReactiveCalls calls;
+    private final Scheduler elastic;
 
-    Endpoints(ReactiveCalls calls) {
+    Endpoints(ReactiveCalls calls, Scheduler elastic) {
       this.calls = calls;
+      this.elastic = elastic;
     }
 
     @GetMapping("/route/ping")
@@ -70,7 +97,7 @@ class CriticalityWebFluxApplication {
       return Mono.just("pong");
     }
 
-    /** The guarded publishers, subscribed on a bounded-elastic thread: no thread-local can help there. */
+    /** The guarded publishers, subscribed on another scheduler's thread: no thread-local can help there. */
     @GetMapping("/calls")
     Mono<String> calls() {
       return Mono.defer(() -> calls.plain()
@@ -78,7 +105,7 @@ class CriticalityWebFluxApplication {
               .concatWith(calls.checkout())
               .collectList()
               .map(parts -> String.join("", parts)))
-          .subscribeOn(Schedulers.boundedElastic());
+          .subscribeOn(elastic);
     }
 
     /** A criticality the application writes into the chain. */

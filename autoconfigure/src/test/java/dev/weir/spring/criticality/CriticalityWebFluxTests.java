@@ -3,8 +3,12 @@ package dev.weir.spring.criticality;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weir.Criticality;
-import dev.weir.spring.test.LocalHttp;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
 import java.util.Arrays;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,6 +33,8 @@ import org.springframework.test.annotation.DirtiesContext;
 @Timeout(60)
 class CriticalityWebFluxTests {
 
+  private static final HttpClient CLIENT = HttpClient.newHttpClient();
+
   @LocalServerPort
   int port;
 
@@ -41,7 +47,17 @@ class CriticalityWebFluxTests {
   }
 
   private String get(String path, String... headers) throws Exception {
-    HttpResponse<String> response = LocalHttp.get(port, path, headers);
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+        .timeout(Duration.ofSeconds(10));
+    if (headers.length > 0) {
+      request.headers(headers);
+    }
+    HttpResponse<String> response;
+    try {
+      response = CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    } catch (HttpTimeoutException timedOut) {
+      throw new AssertionError("no answer to " + path + " with " + Arrays.toString(headers) + " in 10 s", timedOut);
+    }
     assertThat(response.statusCode()).as("status of %s", path).isEqualTo(200);
     return response.body();
   }
@@ -56,7 +72,7 @@ class CriticalityWebFluxTests {
     get("/route/ping");
     SeenCriticality.Seen plain = seen.next("rx.plain");
     assertThat(plain.criticality()).isEqualTo(Criticality.CRITICAL);
-    assertThat(plain.thread()).startsWith("boundedElastic");
+    assertThat(plain.thread()).startsWith("crit-elastic");
     assertThat(next("rx.batch")).isEqualTo(Criticality.SHEDDABLE);
     assertThat(next("rx.checkout")).isEqualTo(Criticality.CRITICAL_PLUS);
     assertThat(next("rx.route")).isEqualTo(Criticality.CRITICAL);
@@ -68,7 +84,7 @@ class CriticalityWebFluxTests {
     get("/route/ping", "X-Criticality", "sheddable");
     SeenCriticality.Seen plain = seen.next("rx.plain");
     assertThat(plain.criticality()).isEqualTo(Criticality.SHEDDABLE_PLUS);
-    assertThat(plain.thread()).as("subscribed on another scheduler's thread").startsWith("boundedElastic");
+    assertThat(plain.thread()).as("subscribed on another scheduler's thread").startsWith("crit-elastic");
     assertThat(next("rx.batch")).isEqualTo(Criticality.SHEDDABLE);
     assertThat(next("rx.checkout")).isEqualTo(Criticality.SHEDDABLE_PLUS);
     assertThat(next("rx.route")).isEqualTo(Criticality.SHEDDABLE);
