@@ -33,7 +33,7 @@ import org.springframework.test.annotation.DirtiesContext;
 @Timeout(60)
 class CriticalityWebFluxTests {
 
-  private static final HttpClient CLIENT = HttpClient.newHttpClient();
+  private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
   @LocalServerPort
   int port;
