@@ -1,5 +1,6 @@
 package dev.weir.annotation;
 
+import dev.weir.Criticality;
 import dev.weir.EntryType;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
@@ -109,4 +110,13 @@ public @interface RateLimited {
    * against flow and param-flow rules (a {@code threads} rule too: it holds {@code n} places).
    */
   int permits() default 1;
+
+  /**
+   * The call's criticality when no context gave one ({@code Weir.enterContext(name, origin,
+   * criticality)}, a {@code Criticality} in the Reactor context): when an {@code adaptive} limit
+   * binds, lower criticalities are shed first. A request's {@code weir.web.criticality-header} (or
+   * gRPC {@code weir.grpc.criticality-metadata}) may lower it for the calls made while serving that
+   * request, never raise it (see docs/criticality.md).
+   */
+  Criticality criticality() default Criticality.CRITICAL;
 }

@@ -1,6 +1,7 @@
 package dev.weir.spring.actuate;
 
 import dev.weir.CircuitState;
+import dev.weir.rule.FlowGrade;
 import dev.weir.rule.AuthorityRule;
 import dev.weir.rule.DegradeRule;
 import dev.weir.rule.FlowRule;
@@ -32,7 +33,13 @@ final class RulesJson {
       Map<String, Object> json = new LinkedHashMap<>();
       json.put("resource", rule.resource());
       putIfSet(json, "name", rule.name());
-      json.put("count", number(rule.count()));
+      if (rule.grade() == FlowGrade.ADAPTIVE) { // the limit is measured: its bounds instead of a count
+        json.put("minLimit", rule.minLimit());
+        json.put("maxLimit", rule.maxLimit());
+        json.put("initialLimit", rule.initialLimit());
+      } else {
+        json.put("count", number(rule.count()));
+      }
       json.put("grade", name(rule.grade()));
       json.put("interval", duration(rule.interval()));
       json.put("exact", rule.exact());

@@ -51,6 +51,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *   <li>{@code GET /actuator/weir/{resource}}: one resource, {@code passQps}, {@code blockQps},
  *       {@code successQps}, {@code exceptionQps}, {@code avgRt} (ms), {@code activeCalls},
  *       {@code circuitState} ({@code closed}, {@code open}, {@code half_open}),
+ *       {@code adaptiveLimit} (the current limit of its {@code adaptive} flow rule, the lowest of
+ *       several; left out when it has none),
  *       {@code totals} ({@code passed}, {@code succeeded}, {@code failed}, {@code responseTimeMillis},
  *       since the resource was first seen), {@code blocked} (per kind, permits refused, ever),
  *       {@code shadowBlocked} (per kind, what its rules in shadow mode would have refused, ever) and
@@ -237,14 +239,20 @@ public final class WeirEndpoint {
       shadowBlocked.put(RulesJson.key(kind), statistics == null ? 0 : statistics.totalShadowBlocked(kind));
     }
     if (statistics == null) {
-      return new ResourceDescriptor(0, 0, 0, 0, 0, 0, RulesJson.circuitState(CircuitState.CLOSED),
+      return new ResourceDescriptor(0, 0, 0, 0, 0, 0, RulesJson.circuitState(CircuitState.CLOSED), null,
           new TotalsDescriptor(0, 0, 0, 0), blocked, shadowBlocked, rulesDescriptor);
     }
     TotalsDescriptor totals = new TotalsDescriptor(statistics.totalPassed(), statistics.totalSucceeded(),
         statistics.totalFailed(), statistics.totalResponseTimeNanos() / 1e6);
     return new ResourceDescriptor(statistics.passQps(), statistics.blockQps(), statistics.successQps(),
         statistics.exceptionQps(), statistics.avgRtMillis(), statistics.activeCalls(),
-        RulesJson.circuitState(statistics.circuitState()), totals, blocked, shadowBlocked, rulesDescriptor);
+        RulesJson.circuitState(statistics.circuitState()), adaptiveLimit(statistics), totals, blocked, shadowBlocked,
+        rulesDescriptor);
+  }
+
+  private static @Nullable Integer adaptiveLimit(ResourceStatistics statistics) {
+    int limit = statistics.adaptiveLimit();
+    return limit < 0 ? null : limit;
   }
 
   private static Replacement refuse(SecurityContext securityContext, String resource,
@@ -323,6 +331,9 @@ public final class WeirEndpoint {
    * @param avgRt mean response time of the calls completed in the last second, in milliseconds
    * @param activeCalls admitted calls inside now
    * @param circuitState {@code closed}, {@code open} (any breaker open) or {@code half_open}
+   * @param adaptiveLimit the current limit of the resource's {@code adaptive} flow rule (the lowest
+   *     of several): how many calls of the highest criticality present may be inside at once; left
+   *     out of the JSON when the resource has no adaptive rule
    * @param totals counts since the resource was first seen, which never decrease: the rate between
    *     two reads is their difference over the time between them, with no event missed or counted
    *     twice (the dashboard reads them so)
@@ -333,7 +344,8 @@ public final class WeirEndpoint {
    * @param rules the rules in force
    */
   public record ResourceDescriptor(long passQps, long blockQps, long successQps, long exceptionQps, double avgRt,
-      long activeCalls, String circuitState, TotalsDescriptor totals, Map<String, Long> blocked,
+      long activeCalls, String circuitState,
+      @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Integer adaptiveLimit, TotalsDescriptor totals, Map<String, Long> blocked,
       Map<String, Long> shadowBlocked, RulesDescriptor rules)
       implements OperationResponseBody {
   }

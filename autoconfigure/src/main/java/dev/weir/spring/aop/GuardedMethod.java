@@ -1,6 +1,7 @@
 package dev.weir.spring.aop;
 
 import dev.weir.BlockException;
+import dev.weir.Criticality;
 import dev.weir.EntryType;
 import org.jspecify.annotations.Nullable;
 
@@ -13,6 +14,8 @@ final class GuardedMethod {
   final String resource;
   final EntryType entryType;
   final int permits;
+  /** The annotation's criticality: the call's own, unless a context gives one or a request lowers it. */
+  final Criticality criticality;
   final ReturnKind returns;
   private final Class<?>[] trace;
   private final boolean traceAll;
@@ -21,11 +24,12 @@ final class GuardedMethod {
   private final Handler[] fallbacks;
   private final Handler[] defaultFallbacks;
 
-  GuardedMethod(String resource, EntryType entryType, int permits, ReturnKind returns, Class<?>[] trace,
+  GuardedMethod(String resource, EntryType entryType, int permits, Criticality criticality, ReturnKind returns, Class<?>[] trace,
       Class<?>[] ignore, Handler[] blockHandlers, Handler[] fallbacks, Handler[] defaultFallbacks) {
     this.resource = resource;
     this.entryType = entryType;
     this.permits = permits;
+    this.criticality = criticality;
     this.returns = returns;
     this.trace = trace.clone();
     this.traceAll = contains(trace, Throwable.class);

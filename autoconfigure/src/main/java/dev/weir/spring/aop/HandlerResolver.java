@@ -100,7 +100,7 @@ final class HandlerResolver {
     }
     Handler[] defaultFallbacks = handlers(Kind.DEFAULT_FALLBACK, defaults.defaultFallback(),
         holder(defaults.fallbackClass(), "fallbackClass"));
-    return new GuardedMethod(resource, annotation.entryType(), annotation.permits(), returns,
+    return new GuardedMethod(resource, annotation.entryType(), annotation.permits(), annotation.criticality(), returns,
         annotation.exceptionsToTrace(),
         annotation.exceptionsToIgnore(), blockHandlers, fallbacks, defaultFallbacks);
   }

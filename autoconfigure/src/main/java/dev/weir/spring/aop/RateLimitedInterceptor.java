@@ -4,6 +4,7 @@ import dev.weir.BlockException;
 import dev.weir.Entry;
 import dev.weir.Weir;
 import dev.weir.spring.observation.RefusalObserver;
+import dev.weir.spring.web.CriticalityClaim;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -15,7 +16,9 @@ import org.jspecify.annotations.Nullable;
  * wrapped, so checked ones reach the caller as declared. A method whose work completes after it
  * returns is guarded until then, by {@link StageCalls} or {@link ReactorCalls}. Each refusal is
  * told to the {@link RefusalObserver} before any handler answers it (with Micrometer, an event of
- * the current observation); nothing is told of admitted calls.
+ * the current observation); nothing is told of admitted calls. A call's criticality is the
+ * annotation's, lowered by the claim of the request the thread serves ({@link CriticalityClaim});
+ * a context that gives one wins over both (the engine's rule).
  */
 final class RateLimitedInterceptor implements MethodInterceptor {
 
@@ -44,7 +47,8 @@ final class RateLimitedInterceptor implements MethodInterceptor {
     }
     Entry entry;
     try {
-      entry = weir.get().entry(guarded.resource, guarded.entryType, guarded.permits, args);
+      entry = weir.get().entry(guarded.resource, guarded.entryType, guarded.permits,
+          CriticalityClaim.bound(guarded.criticality), args);
     } catch (BlockException block) {
       observer.get().refused(block);
       return guarded.blocked(target, args, block);

@@ -1,10 +1,12 @@
 package dev.weir.spring.aop;
 
 import dev.weir.BlockException;
+import dev.weir.Criticality;
 import dev.weir.Entry;
 import dev.weir.Weir;
 import dev.weir.spring.observation.RefusalObserver;
 import dev.weir.spring.reactive.ReactiveContext;
+import dev.weir.spring.web.CriticalityClaim;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -25,7 +27,9 @@ import reactor.util.context.Context;
  * <p>The method runs once, when called, and assembles its publisher; what is guarded is each
  * subscription to it: {@link GuardedMono}/{@link GuardedFlux} take an
  * {@linkplain Weir#asyncEntry asynchronous entry} when subscribed (in the {@link ReactiveContext}
- * of the subscriber's Reactor context, else in the subscribing thread's), and the
+ * of the subscriber's Reactor context, else in the subscribing thread's; with the criticality
+ * under the key {@code Criticality.class} there, else the annotation's lowered by the claim under
+ * {@code CriticalityClaim.class}, or by the subscribing thread's), and the
  * {@link GuardedSubscriber} closes it exactly once, on the first of complete, error and cancel
  * (for a {@code Mono}, on its value), before passing the signal on; a cancel before any value is
  * an {@linkplain Entry#cancel() entry cancelled}, with no outcome. A refusal is an error signal.
@@ -86,13 +90,24 @@ final class ReactorCalls {
    */
   private static @Nullable Entry enter(Weir weir, Supplier<RefusalObserver> observer, GuardedMethod guarded,
       Object[] args, CoreSubscriber<?> subscriber) {
-    ReactiveContext context = subscriber.currentContext().getOrDefault(ReactiveContext.class, null);
+    Context reactor = subscriber.currentContext();
+    ReactiveContext context = reactor.getOrDefault(ReactiveContext.class, null);
+    Criticality given = reactor.getOrDefault(Criticality.class, null);
+    Criticality claim = reactor.getOrDefault(CriticalityClaim.class, null);
+    Criticality own = CriticalityClaim.bound(guarded.criticality, claim != null ? claim : CriticalityClaim.current());
     try {
       if (context == null) {
-        return weir.asyncEntry(guarded.resource, guarded.entryType, guarded.permits, args);
+        // the subscribing thread's context; a criticality written into the chain is the call's own
+        // then, which a context of that thread that gives one would still override
+        return weir.asyncEntry(guarded.resource, guarded.entryType, guarded.permits, given != null ? given : own,
+            args);
+      }
+      if (given != null) {
+        return weir.callInContext(context.name(), context.origin(), given,
+            () -> weir.asyncEntry(guarded.resource, guarded.entryType, guarded.permits, given, args));
       }
       return weir.callInContext(context.name(), context.origin(),
-          () -> weir.asyncEntry(guarded.resource, guarded.entryType, guarded.permits, args));
+          () -> weir.asyncEntry(guarded.resource, guarded.entryType, guarded.permits, own, args));
     } catch (RuntimeException | Error refusedOrFailed) { // a BlockException, or a slot's failure
       if (refusedOrFailed instanceof BlockException refused) {
         observer.get().refused(refused,

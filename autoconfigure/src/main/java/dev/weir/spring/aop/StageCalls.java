@@ -4,6 +4,7 @@ import dev.weir.BlockException;
 import dev.weir.Entry;
 import dev.weir.Weir;
 import dev.weir.spring.observation.RefusalObserver;
+import dev.weir.spring.web.CriticalityClaim;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -34,7 +35,8 @@ final class StageCalls {
       MethodInvocation invocation, @Nullable Object target, Object[] args) throws Throwable {
     Entry entry;
     try {
-      entry = weir.asyncEntry(guarded.resource, guarded.entryType, guarded.permits, args);
+      entry = weir.asyncEntry(guarded.resource, guarded.entryType, guarded.permits,
+          CriticalityClaim.bound(guarded.criticality), args);
     } catch (BlockException block) {
       observer.get().refused(block);
       CompletableFuture<Object> result = new CompletableFuture<>();

@@ -7,6 +7,7 @@ import dev.weir.cluster.ClusterClient;
 import dev.weir.rule.InvalidRulesException;
 import dev.weir.rule.RuleViolation;
 import dev.weir.spring.aop.RateLimitedAdvisor;
+import dev.weir.spring.aop.WeirTaskDecorator;
 import dev.weir.spring.properties.RuleChangeLog;
 import dev.weir.spring.properties.WeirProperties;
 import dev.weir.spring.properties.WeirPropertiesValidator;
@@ -41,7 +42,8 @@ import org.springframework.util.function.SingletonSupplier;
  * with its file and line) and watches them while the context runs.
  *
  * <p>The {@link RuleChangeLog} bean records the rule changes of every runtime source (logged, and
- * audited when the actuator is present).
+ * audited when the actuator is present). The {@link WeirTaskDecorator} bean carries a caller's
+ * criticality into the tasks of the executors Spring Boot configures ({@code @Async} methods).
  */
 @AutoConfiguration
 @ConditionalOnBooleanProperty(name = "weir.enabled", matchIfMissing = true)
@@ -97,6 +99,12 @@ public final class WeirAutoConfiguration {
   static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<Weir> weir, ObjectProvider<RefusalObserver> observer) {
     return new RateLimitedAdvisor(SingletonSupplier.of(weir::getObject),
         SingletonSupplier.of(() -> observer.getIfAvailable(RefusalObserver::none)));
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  WeirTaskDecorator weirTaskDecorator(Weir weir) {
+    return new WeirTaskDecorator(weir);
   }
 
   @Bean

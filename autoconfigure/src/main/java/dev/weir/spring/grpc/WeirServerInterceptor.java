@@ -2,9 +2,11 @@ package dev.weir.spring.grpc;
 
 import dev.weir.BlockException;
 import dev.weir.ContextScope;
+import dev.weir.Criticality;
 import dev.weir.Entry;
 import dev.weir.EntryType;
 import dev.weir.Weir;
+import dev.weir.spring.web.CriticalityClaim;
 import io.grpc.ForwardingServerCall;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.Metadata;
@@ -34,7 +36,10 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  * The handler's callbacks run in the same context and origin, so that what the service guards
  * (a {@code @RateLimited} method) sees the caller's origin and a {@code chain} rule can name
- * {@value #CONTEXT_NAME}.
+ * {@value #CONTEXT_NAME}. With a criticality metadata key, the value the call carries there is its
+ * claim ({@link CriticalityClaim}): the call is {@link Criticality#CRITICAL} or the lower claim, and
+ * the callbacks run with the claim current, so the calls they guard take the lower of their own
+ * criticality and the claim.
  *
  * <p>With Spring gRPC, the auto-configured bean is applied to every service; otherwise add it to a
  * server with {@code ServerBuilder.intercept(interceptor)} or {@code ServerInterceptors.intercept}.
@@ -49,6 +54,7 @@ public final class WeirServerInterceptor implements ServerInterceptor {
 
   private final Weir weir;
   private final Metadata.@Nullable Key<String> originKey;
+  private final Metadata.@Nullable Key<String> criticalityKey;
   private final ResourceNames names = new ResourceNames(RESOURCE_PREFIX);
 
   /**
@@ -59,9 +65,26 @@ public final class WeirServerInterceptor implements ServerInterceptor {
    * @throws IllegalArgumentException when {@code originMetadata} is not a valid ASCII metadata key
    */
   public WeirServerInterceptor(Weir weir, @Nullable String originMetadata) {
+    this(weir, originMetadata, null);
+  }
+
+  /**
+   * Creates the interceptor.
+   *
+   * @param weir the engine
+   * @param originMetadata the request metadata key whose value is the caller's origin, or null for none
+   * @param criticalityMetadata the request metadata key whose value is the call's claimed
+   *     criticality ({@link CriticalityClaim}), or null for none
+   * @throws IllegalArgumentException when a key is not a valid ASCII metadata key
+   */
+  public WeirServerInterceptor(Weir weir, @Nullable String originMetadata, @Nullable String criticalityMetadata) {
     this.weir = Objects.requireNonNull(weir, "weir");
-    this.originKey = originMetadata == null || originMetadata.isBlank() ? null
-        : Metadata.Key.of(originMetadata.strip(), Metadata.ASCII_STRING_MARSHALLER);
+    this.originKey = key(originMetadata);
+    this.criticalityKey = key(criticalityMetadata);
+  }
+
+  private static Metadata.@Nullable Key<String> key(@Nullable String name) {
+    return name == null || name.isBlank() ? null : Metadata.Key.of(name.strip(), Metadata.ASCII_STRING_MARSHALLER);
   }
 
   @Override
@@ -69,22 +92,33 @@ public final class WeirServerInterceptor implements ServerInterceptor {
       ServerCallHandler<ReqT, RespT> next) {
     String resource = names.of(call.getMethodDescriptor());
     String origin = origin(headers);
+    Criticality claim = claim(headers);
     Entry entry;
     try (ContextScope scope = weir.enterContext(CONTEXT_NAME, origin)) {
-      entry = weir.asyncEntry(resource, EntryType.IN, 1);
+      entry = weir.asyncEntry(resource, EntryType.IN, 1, CriticalityClaim.bound(Criticality.CRITICAL, claim), null);
     } catch (BlockException refused) {
       call.close(GrpcRefusals.status(refused), GrpcRefusals.trailers(refused));
       return new ServerCall.Listener<>() { };
     }
     ServerCall.Listener<ReqT> listener;
-    try (ContextScope scope = weir.enterContext(CONTEXT_NAME, origin)) {
+    try (CriticalityClaim.Scope claimed = CriticalityClaim.open(claim);
+        ContextScope scope = weir.enterContext(CONTEXT_NAME, origin)) {
       listener = next.startCall(new GuardedCall<>(call, entry), headers);
     } catch (RuntimeException | Error failed) {
       entry.recordError(failed);
       entry.close();
       throw failed;
     }
-    return new GuardedListener<>(listener, entry, weir, origin);
+    return new GuardedListener<>(listener, entry, weir, origin, claim);
+  }
+
+  private @Nullable Criticality claim(Metadata headers) {
+    Metadata.Key<String> key = criticalityKey;
+    if (key == null) {
+      return null;
+    }
+    Iterable<String> values = headers.getAll(key);
+    return values == null ? null : CriticalityClaim.parse(values.iterator());
   }
 
   private @Nullable String origin(Metadata headers) {
@@ -120,17 +154,21 @@ public final class WeirServerInterceptor implements ServerInterceptor {
     private final Entry entry;
     private final Weir weir;
     private final @Nullable String origin;
+    private final @Nullable Criticality claim;
 
-    GuardedListener(ServerCall.Listener<ReqT> listener, Entry entry, Weir weir, @Nullable String origin) {
+    GuardedListener(ServerCall.Listener<ReqT> listener, Entry entry, Weir weir, @Nullable String origin,
+        @Nullable Criticality claim) {
       super(listener);
       this.entry = entry;
       this.weir = weir;
       this.origin = origin;
+      this.claim = claim;
     }
 
     @Override
     public void onMessage(ReqT message) {
-      try (ContextScope scope = weir.enterContext(CONTEXT_NAME, origin)) {
+      try (CriticalityClaim.Scope claimed = CriticalityClaim.open(claim);
+          ContextScope scope = weir.enterContext(CONTEXT_NAME, origin)) {
         super.onMessage(message);
       } catch (RuntimeException | Error failed) {
         entry.recordError(failed);
@@ -140,7 +178,8 @@ public final class WeirServerInterceptor implements ServerInterceptor {
 
     @Override
     public void onHalfClose() {
-      try (ContextScope scope = weir.enterContext(CONTEXT_NAME, origin)) {
+      try (CriticalityClaim.Scope claimed = CriticalityClaim.open(claim);
+          ContextScope scope = weir.enterContext(CONTEXT_NAME, origin)) {
         super.onHalfClose();
       } catch (RuntimeException | Error failed) {
         entry.recordError(failed);
@@ -150,7 +189,8 @@ public final class WeirServerInterceptor implements ServerInterceptor {
 
     @Override
     public void onReady() {
-      try (ContextScope scope = weir.enterContext(CONTEXT_NAME, origin)) {
+      try (CriticalityClaim.Scope claimed = CriticalityClaim.open(claim);
+          ContextScope scope = weir.enterContext(CONTEXT_NAME, origin)) {
         super.onReady();
       } catch (RuntimeException | Error failed) {
         entry.recordError(failed);
@@ -160,7 +200,8 @@ public final class WeirServerInterceptor implements ServerInterceptor {
 
     @Override
     public void onCancel() {
-      try (ContextScope scope = weir.enterContext(CONTEXT_NAME, origin)) {
+      try (CriticalityClaim.Scope claimed = CriticalityClaim.open(claim);
+          ContextScope scope = weir.enterContext(CONTEXT_NAME, origin)) {
         super.onCancel();
       } finally {
         entry.cancel();
@@ -169,7 +210,8 @@ public final class WeirServerInterceptor implements ServerInterceptor {
 
     @Override
     public void onComplete() {
-      try (ContextScope scope = weir.enterContext(CONTEXT_NAME, origin)) {
+      try (CriticalityClaim.Scope claimed = CriticalityClaim.open(claim);
+          ContextScope scope = weir.enterContext(CONTEXT_NAME, origin)) {
         super.onComplete();
       } finally {
         entry.close();

@@ -44,7 +44,15 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@value #CIRCUIT_STATE}</td><td>gauge, 1 for the current state, else 0</td>
  *       <td>{@code state} = {@code closed}, {@code open}, {@code half_open}</td>
  *       <td>{@link ResourceStatistics#circuitState()}</td></tr>
+ *   <tr><td>{@value #ADAPTIVE_LIMIT}</td><td>gauge</td><td></td>
+ *       <td>{@link ResourceStatistics#adaptiveLimit()}: the current limit of the resource's
+ *       {@code adaptive} flow rule (the lowest of several); NaN while it has none</td></tr>
  * </table>
+ *
+ * <p>The adaptive limit's gauge is registered with the resource's other meters, whatever its rules
+ * then: a resource gets its rules after the engine announced it, and rules change at runtime, so a
+ * gauge registered only for resources that had an adaptive rule when announced would miss those.
+ * Micrometer's "no value", NaN, stands for "no adaptive rule now"; most registries skip it.
  *
  * <p>When the engine runs cluster mode ({@link Weir#cluster()}), these engine-wide meters (no
  * {@code resource} tag) describe its store:
@@ -90,6 +98,9 @@ public final class WeirMeterBinder implements MeterBinder {
 
   /** Name of the gauge of the circuit state. */
   public static final String CIRCUIT_STATE = "weir.circuit.state";
+
+  /** Name of the gauge of the current limit of a resource's adaptive rule. */
+  public static final String ADAPTIVE_LIMIT = "weir.limit.adaptive";
 
   /** Name of the counter of cluster-mode decisions by outcome. */
   public static final String CLUSTER_DECISIONS = "weir.cluster.decisions";
@@ -183,6 +194,15 @@ public final class WeirMeterBinder implements MeterBinder {
           .description("State of the circuit breakers of a Weir resource: 1 for the current state, else 0")
           .tags(resourceTags).tag("state", state.name().toLowerCase(Locale.ROOT)).register(registry);
     }
+    Gauge.builder(ADAPTIVE_LIMIT, statistics, WeirMeterBinder::adaptiveLimit)
+        .description("Current limit of the adaptive flow rule of a Weir resource: how many calls of the highest"
+            + " criticality present may be inside at once (NaN without an adaptive rule)")
+        .tags(resourceTags).register(registry);
+  }
+
+  private static double adaptiveLimit(ResourceStatistics statistics) {
+    int limit = statistics.adaptiveLimit();
+    return limit < 0 ? Double.NaN : limit;
   }
 
   private static void calls(MeterRegistry registry, ResourceStatistics statistics, Tags resourceTags, String result,

@@ -68,11 +68,44 @@ public final class FlowRuleProperties {
   /** Whether count is shared by every instance of the application (needs weir.cluster). */
   private boolean clusterMode;
 
+  /** Grade adaptive only: the least the limit goes down to, 1 to 1000000. */
+  private int minLimit = FlowRule.DEFAULT_MIN_LIMIT;
+
+  /** Grade adaptive only: the most calls ever inside at once, a hard cap; min-limit to 1000000. */
+  private int maxLimit = FlowRule.DEFAULT_MAX_LIMIT;
+
+  /** Grade adaptive only: the limit before anything was measured; 0 for 20 brought into the bounds. */
+  private int initialLimit;
+
 
   // Setters of flags and whole numbers take wrapper types, null restoring the default: for a field
   // the rule does not set, Spring Boot's binder converts "no value" to the setter's type, and to a
   // primitive type that throws (and catches) two exceptions; that was most of the time of binding a
   // posted rule (RuleBinding).
+  public int getMinLimit() {
+    return minLimit;
+  }
+
+  public void setMinLimit(@Nullable Integer minLimit) {
+    this.minLimit = minLimit != null ? minLimit : FlowRule.DEFAULT_MIN_LIMIT;
+  }
+
+  public int getMaxLimit() {
+    return maxLimit;
+  }
+
+  public void setMaxLimit(@Nullable Integer maxLimit) {
+    this.maxLimit = maxLimit != null ? maxLimit : FlowRule.DEFAULT_MAX_LIMIT;
+  }
+
+  public int getInitialLimit() {
+    return initialLimit;
+  }
+
+  public void setInitialLimit(@Nullable Integer initialLimit) {
+    this.initialLimit = initialLimit != null ? initialLimit : 0;
+  }
+
   public @Nullable String getResource() {
     return resource;
   }
@@ -214,6 +247,9 @@ public final class FlowRuleProperties {
         .limitApp(limitApp)
         .clusterMode(clusterMode)
         .name(name)
+        .minLimit(minLimit)
+        .maxLimit(maxLimit)
+        .initialLimit(initialLimit)
         .build();
   }
 }

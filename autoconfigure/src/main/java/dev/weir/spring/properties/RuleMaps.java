@@ -1,5 +1,6 @@
 package dev.weir.spring.properties;
 
+import dev.weir.rule.FlowGrade;
 import dev.weir.rule.AuthorityRule;
 import dev.weir.rule.DegradeRule;
 import dev.weir.rule.FlowRule;
@@ -32,7 +33,13 @@ public final class RuleMaps {
     map.put("resource", rule.resource());
     if (rule instanceof FlowRule flow) {
       putIfSet(map, "name", flow.name());
-      map.put("count", number(flow.count()));
+      if (flow.grade() == FlowGrade.ADAPTIVE) { // the limit is measured: its bounds instead of a count
+        map.put("min-limit", flow.minLimit());
+        map.put("max-limit", flow.maxLimit());
+        map.put("initial-limit", flow.initialLimit());
+      } else {
+        map.put("count", number(flow.count()));
+      }
       map.put("grade", name(flow.grade()));
       map.put("interval", duration(flow.interval()));
       map.put("exact", flow.exact());

@@ -216,6 +216,13 @@ public class WeirProperties {
     private boolean rateLimitHeaders = true;
 
     /**
+     * Request header naming the criticality a request claims (critical_plus, critical,
+     * sheddable_plus, sheddable); it can lower the criticality of the request's calls, never raise
+     * it. A value that names none is ignored. Unset means the header is not read.
+     */
+    private @Nullable String criticalityHeader;
+
+    /**
      * Requests guarded as resources without annotations, in order; the first route that matches a
      * request guards it.
      */
@@ -227,6 +234,14 @@ public class WeirProperties {
 
     public void setOriginHeader(@Nullable String originHeader) {
       this.originHeader = originHeader;
+    }
+
+    public @Nullable String getCriticalityHeader() {
+      return criticalityHeader;
+    }
+
+    public void setCriticalityHeader(@Nullable String criticalityHeader) {
+      this.criticalityHeader = criticalityHeader;
     }
 
     public boolean isRateLimitHeaders() {
@@ -534,6 +549,20 @@ public class WeirProperties {
      * call, matched by limit-app and authority rules; unset means gRPC calls have no origin.
      */
     private @Nullable String originMetadata;
+
+    /**
+     * Request metadata key (ASCII) naming the criticality a server call claims, read as
+     * weir.web.criticality-header is; unset means gRPC calls claim none.
+     */
+    private @Nullable String criticalityMetadata;
+
+    public @Nullable String getCriticalityMetadata() {
+      return criticalityMetadata;
+    }
+
+    public void setCriticalityMetadata(@Nullable String criticalityMetadata) {
+      this.criticalityMetadata = criticalityMetadata;
+    }
 
     public boolean isEnabled() {
       return enabled;

@@ -2,6 +2,7 @@ package dev.weir.spring.properties;
 
 import dev.weir.RuleRegistry;
 import dev.weir.cluster.ClusterOptions;
+import dev.weir.rule.FlowGrade;
 import dev.weir.rule.DegradeStrategy;
 import dev.weir.rule.FlowStrategy;
 import dev.weir.rule.RuleSet;
@@ -213,7 +214,7 @@ public final class WeirPropertiesValidator {
   private static List<RuleViolation> required(RuleLists rules) {
     List<RuleViolation> out = new ArrayList<>();
     for (int i = 0; i < rules.flow().size(); i++) {
-      if (rules.flow().get(i).getCount() == null) {
+      if (rules.flow().get(i).getCount() == null && rules.flow().get(i).getGrade() != FlowGrade.ADAPTIVE) {
         out.add(new RuleViolation("flow[" + i + "].count", "is required: a number >= 0 (calls per interval for"
             + " grade qps, calls inside at once for grade threads; 0 refuses every call)"));
       }

@@ -14,6 +14,14 @@ import java.util.Objects;
  * A subscription that finds none in its Reactor context is entered in the context of the thread
  * that subscribes (so {@code weir.runInContext(name, origin, () -> mono.subscribe())} works too).
  *
+ * <p>A {@link dev.weir.Criticality} under the key {@code Criticality.class} in the same Reactor
+ * context is the criticality of the guarded calls subscribed below it, as a context's criticality
+ * is ({@code weir.enterContext(name, origin, criticality)}): it wins over
+ * {@code @RateLimited(criticality)} and over a request's claim.
+ * <pre>{@code
+ * report.contextWrite(Context.of(Criticality.class, Criticality.SHEDDABLE))
+ * }</pre>
+ *
  * @param name the context name ({@code chain} rules match it)
  * @param origin the caller's identity, empty when unknown
  */

@@ -1,12 +1,14 @@
 package dev.weir.spring.webflux;
 
 import dev.weir.BlockException;
+import dev.weir.Criticality;
 import dev.weir.Entry;
 import dev.weir.EntryType;
 import dev.weir.Quota;
 import dev.weir.Weir;
 import dev.weir.spring.observation.RefusalObserver;
 import dev.weir.spring.reactive.ReactiveContext;
+import dev.weir.spring.web.CriticalityClaim;
 import dev.weir.spring.web.RateLimitHeaders;
 import dev.weir.spring.web.RequestView;
 import dev.weir.spring.web.Route;
@@ -33,7 +35,9 @@ import reactor.core.publisher.SignalType;
  * (the client went away: an {@linkplain Entry#cancel() entry cancelled}, with no outcome for circuit
  * breakers). Requests no route matches pass untouched and create no resource. A refusal is told to
  * the {@link RefusalObserver} with the observation of the request's Reactor context (with
- * Micrometer, an event of the request's observation).
+ * Micrometer, an event of the request's observation). The call is {@link Criticality#CRITICAL},
+ * lowered by the request's claim ({@link CriticalityClaim} in the Reactor context); a
+ * {@code Criticality} under {@code Criticality.class} there, written by a filter before, wins.
  */
 public final class WeirRouteWebFilter implements WebFilter, Ordered {
 
@@ -92,10 +96,15 @@ public final class WeirRouteWebFilter implements WebFilter, Ordered {
         .flatMap(principal -> Mono.deferContextual(reactor -> {
           Object[] args = {new ServerRequestView(request), principal == NO_PRINCIPAL ? null : principal};
           ReactiveContext context = reactor.getOrDefault(ReactiveContext.class, null);
+          Criticality given = reactor.getOrDefault(Criticality.class, null);
+          Criticality criticality = given != null ? given
+              : CriticalityClaim.bound(Criticality.CRITICAL, reactor.getOrDefault(CriticalityClaim.class, null));
           Entry entry;
           try {
-            entry = context == null ? enter(route, args)
-                : weir.callInContext(context.name(), context.origin(), () -> enter(route, args));
+            entry = context == null ? enter(route, args, criticality)
+                : given != null
+                    ? weir.callInContext(context.name(), context.origin(), given, () -> enter(route, args, given))
+                    : weir.callInContext(context.name(), context.origin(), () -> enter(route, args, criticality));
           } catch (BlockException refused) {
             observer.refused(refused, reactor.getOrDefault(RefusalObserver.OBSERVATION_KEY, null));
             if (rateLimitHeaders) {
@@ -126,8 +135,8 @@ public final class WeirRouteWebFilter implements WebFilter, Ordered {
         }));
   }
 
-  private Entry enter(Route route, Object[] args) {
-    return weir.asyncEntry(route.resource(), EntryType.IN, route.permits(), args);
+  private Entry enter(Route route, Object[] args, Criticality criticality) {
+    return weir.asyncEntry(route.resource(), EntryType.IN, route.permits(), criticality, args);
   }
 
   private List<Quota> quotas(Route route, Object[] args, ReactiveContext context) {

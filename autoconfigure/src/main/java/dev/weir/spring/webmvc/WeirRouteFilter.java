@@ -1,11 +1,13 @@
 package dev.weir.spring.webmvc;
 
 import dev.weir.BlockException;
+import dev.weir.Criticality;
 import dev.weir.Entry;
 import dev.weir.EntryType;
 import dev.weir.Quota;
 import dev.weir.Weir;
 import dev.weir.spring.observation.RefusalObserver;
+import dev.weir.spring.web.CriticalityClaim;
 import dev.weir.spring.web.RateLimitHeaders;
 import dev.weir.spring.web.RequestView;
 import dev.weir.spring.web.Route;
@@ -39,7 +41,8 @@ import org.springframework.web.servlet.DispatcherServlet;
  * or when Spring MVC handled one ({@link DispatcherServlet#EXCEPTION_ATTRIBUTE}), other than a
  * refusal of a guarded method inside it. Requests no route matches pass untouched and create no
  * resource. A refusal is told to the {@link RefusalObserver} (with Micrometer, an event of the
- * request's observation, which Spring's observation filter opened on this thread).
+ * request's observation, which Spring's observation filter opened on this thread). The call is
+ * {@link Criticality#CRITICAL}, or lower when the request claims a lower one ({@link CriticalityClaim}).
  */
 public final class WeirRouteFilter extends OncePerRequestFilter {
 
@@ -101,7 +104,8 @@ public final class WeirRouteFilter extends OncePerRequestFilter {
     Object[] args = {new ServletRequestView(request), principal == null ? null : principal.getName()};
     Entry entry;
     try {
-      entry = weir.asyncEntry(route.resource(), EntryType.IN, route.permits(), args);
+      entry = weir.asyncEntry(route.resource(), EntryType.IN, route.permits(),
+          CriticalityClaim.bound(Criticality.CRITICAL), args);
     } catch (BlockException refused) {
       observer.refused(refused);
       answer(refused, route, args, request, response);

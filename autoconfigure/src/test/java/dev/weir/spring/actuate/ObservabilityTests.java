@@ -465,4 +465,40 @@ class ObservabilityTests {
     assertThat(measure("weir.calls", "COUNT", "resource:obs.direct", "result:blocked")).isEqualTo(1.0);
   }
 
+  @Test
+  void theAdaptiveLimitIsAGaugeAndInTheEndpointWhileTheResourceHasAnAdaptiveRule() throws Exception {
+    // limits pinned (min = max), so that the engine's value is known whatever the adaptive limiter does
+    weir.rules().update("obs.adaptive", current -> current.withFlow(List.of(FlowRule.adaptive("obs.adaptive", 7, 7, 7),
+        FlowRule.adaptive("obs.adaptive", 9, 9, 9), FlowRule.qps("obs.adaptive", 100))));
+    int limit = weir.statistics("obs.adaptive").adaptiveLimit();
+    assertThat(limit).as("the engine's limit: the lowest adaptive rule's").isEqualTo(7);
+    assertThat(measure("weir.limit.adaptive", "VALUE", "resource:obs.adaptive")).isEqualTo(limit);
+    assertThat(get("/actuator/prometheus").body())
+        .contains("weir_limit_adaptive{app=\"obs-test\",resource=\"obs.adaptive\"} 7.0\n");
+    Map<String, Object> resource = json(get("/actuator/weir/obs.adaptive"));
+    assertThat(resource).containsEntry("adaptiveLimit", 7);
+    assertThat(map(map(json(get("/actuator/weir")).get("resources")).get("obs.adaptive")))
+        .containsEntry("adaptiveLimit", 7);
+    List<Object> flow = list(map(resource.get("rules")).get("flow"));
+    assertThat(map(flow.get(0))).containsEntry("grade", "adaptive").containsEntry("minLimit", 7)
+        .containsEntry("maxLimit", 7).containsEntry("initialLimit", 7).doesNotContainKey("count");
+    // what the endpoint shows can be posted back as it is
+    HttpResponse<String> again = post("/actuator/weir/obs.adaptive", JSON.writeValueAsString(Map.of("flow", flow)));
+    assertThat(again.statusCode()).as(again.body()).isEqualTo(200);
+    assertThat(weir.rules().rules("obs.adaptive").flow()).startsWith(FlowRule.adaptive("obs.adaptive", 7, 7, 7));
+    HttpResponse<String> bad = post("/actuator/weir/obs.adaptive",
+        "{\"flow\": [{\"grade\": \"adaptive\", \"minLimit\": 5, \"maxLimit\": 2}]}");
+    assertThat(bad.statusCode()).isEqualTo(400);
+    assertThat(bad.body()).contains("flow[0].max-limit");
+
+    weir.rules().update("obs.adaptive", current -> current.withFlow(List.of(FlowRule.qps("obs.adaptive", 100))));
+    // no adaptive rule now: Micrometer's "no value" (the metrics endpoint writes NaN as a string)
+    assertThat(list(json(get("/actuator/metrics/weir.limit.adaptive?tag=resource:obs.adaptive")).get("measurements")))
+        .singleElement().satisfies(measurement -> assertThat(String.valueOf(map(measurement).get("value")))
+            .isEqualTo("NaN"));
+    assertThat(json(get("/actuator/weir/obs.adaptive"))).doesNotContainKey("adaptiveLimit")
+        .containsKey("activeCalls");
+    weir.rules().update("obs.adaptive", current -> current.withFlow(List.of(FlowRule.adaptive("obs.adaptive", 3, 3, 3))));
+    assertThat(measure("weir.limit.adaptive", "VALUE", "resource:obs.adaptive")).isEqualTo(3.0);
+  }
 }

@@ -103,6 +103,27 @@ class WeirAutoConfigurationTests {
   }
 
   @Test
+  void adaptiveRulesBindTheirBoundsAndNeedNoCount() {
+    runner.withPropertyValues("weir.flow[0].resource=a", "weir.flow[0].grade=adaptive", "weir.flow[0].min-limit=2",
+            "weir.flow[0].max-limit=40", "weir.flow[0].initial-limit=5", "weir.flow[1].resource=b",
+            "weir.flow[1].grade=adaptive")
+        .run(context -> {
+          RuleRegistry rules = context.getBean(Weir.class).rules();
+          assertThat(rules.rules("a").flow()).containsExactly(FlowRule.adaptive("a", 2, 40, 5));
+          assertThat(rules.rules("b").flow()).singleElement().satisfies(rule -> assertThat(rule.startingLimit())
+              .as("the defaults: 20 within 1..1000").isEqualTo(FlowRule.DEFAULT_INITIAL_LIMIT));
+          assertThat(context.getBean(Weir.class).statistics("a").adaptiveLimit()).isEqualTo(5);
+        });
+  }
+
+  @Test
+  void invalidAdaptiveBoundsStopTheStartNamingTheirPath() {
+    runner.withPropertyValues("weir.flow[0].resource=a", "weir.flow[0].grade=adaptive", "weir.flow[0].min-limit=5",
+            "weir.flow[0].max-limit=2")
+        .run(context -> assertThat(context).getFailure().rootCause().hasMessageContaining("weir.flow[0].max-limit"));
+  }
+
+  @Test
   void enumValuesBindCaseInsensitively() {
     runner.withPropertyValues("weir.flow[0].resource=a", "weir.flow[0].count=5", "weir.flow[0].grade=Qps",
             "weir.flow[0].control-behavior=WARM-UP-QUEUE", "weir.flow[0].strategy=chain",

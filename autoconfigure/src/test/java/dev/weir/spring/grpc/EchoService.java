@@ -107,6 +107,10 @@ final class EchoService implements BindableService {
           response.onCompleted();
         }
       }
+      case "claim" -> { // the criticality claim the handler runs with
+        response.onNext(String.valueOf(dev.weir.spring.web.CriticalityClaim.current()));
+        response.onCompleted();
+      }
       case "hang" -> {
         // answered by release(), never by blocking the call's thread (which would hold back its cancel)
         ServerCallStreamObserver<String> call = (ServerCallStreamObserver<String>) response;

@@ -7,8 +7,10 @@ import dev.weir.spring.autoconfigure.WeirAutoConfiguration;
 import dev.weir.spring.grpc.WeirClientInterceptor;
 import dev.weir.spring.grpc.WeirServerInterceptor;
 import dev.weir.spring.properties.WeirProperties;
+import io.grpc.Metadata;
 import io.grpc.ServerInterceptor;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -23,7 +25,8 @@ import org.springframework.grpc.server.GlobalServerInterceptor;
 /**
  * Auto-configuration of Weir for gRPC (grpc-java), on with {@code weir.grpc.enabled} (the default):
  * a {@link WeirServerInterceptor} bean (server methods as {@code IN} resources
- * {@code grpc:<service>/<method>}, origin from the metadata key {@code weir.grpc.origin-metadata})
+ * {@code grpc:<service>/<method>}, origin from the metadata key {@code weir.grpc.origin-metadata},
+ * claimed criticality from {@code weir.grpc.criticality-metadata})
  * and a {@link WeirClientInterceptor} bean ({@code OUT}, {@code grpc-client:<service>/<method>}).
  * With Spring gRPC ({@code spring-grpc-core}) present they are its global interceptors, applied to
  * every service and every channel it makes; without it, add them to servers and channels yourself.
@@ -37,12 +40,22 @@ public final class WeirGrpcAutoConfiguration {
 
   static WeirServerInterceptor serverInterceptor(Weir weir, WeirProperties properties) {
     String originMetadata = properties.getGrpc().getOriginMetadata();
+    String criticalityMetadata = properties.getGrpc().getCriticalityMetadata();
+    checkKey("weir.grpc.origin-metadata", originMetadata);
+    checkKey("weir.grpc.criticality-metadata", criticalityMetadata);
+    return new WeirServerInterceptor(weir, originMetadata, criticalityMetadata);
+  }
+
+  private static void checkKey(String path, @Nullable String key) {
+    if (key == null || key.isBlank()) {
+      return;
+    }
     try {
-      return new WeirServerInterceptor(weir, originMetadata);
+      Metadata.Key.of(key.strip(), Metadata.ASCII_STRING_MARSHALLER);
     } catch (IllegalArgumentException invalid) {
-      throw new InvalidWeirConfigurationException(List.of(new RuleViolation("weir.grpc.origin-metadata",
+      throw new InvalidWeirConfigurationException(List.of(new RuleViolation(path,
           "must be an ASCII metadata key (lower-case letters, digits, '-', '_', '.', not ending in -bin), was '"
-              + originMetadata + "'")));
+              + key + "'")));
     }
   }
 

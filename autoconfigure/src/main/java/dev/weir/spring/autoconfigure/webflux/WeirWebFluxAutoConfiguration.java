@@ -31,7 +31,8 @@ import reactor.core.publisher.Mono;
  * {@link BlockWebExceptionHandler} using the {@link ReactiveBlockResponseFactory} bean, by default
  * {@link ProblemDetailReactiveBlockResponseFactory}), and a {@link WeirContextWebFilter} that puts
  * each request's Weir context, with the origin the {@link ReactiveOriginResolver} bean gives (by
- * default the header named by {@code weir.web.origin-header}, else none), in its Reactor context.
+ * default the header named by {@code weir.web.origin-header}, else none) and the criticality claimed
+ * by the header named by {@code weir.web.criticality-header}, in its Reactor context.
  * Only in a reactive web application with WebFlux and Reactor on the classpath.
  */
 @AutoConfiguration(after = WeirAutoConfiguration.class,
@@ -73,7 +74,7 @@ public final class WeirWebFluxAutoConfiguration {
   }
 
   @Bean
-  WeirContextWebFilter weirContextWebFilter(ReactiveOriginResolver originResolver) {
-    return new WeirContextWebFilter(originResolver);
+  WeirContextWebFilter weirContextWebFilter(ReactiveOriginResolver originResolver, WeirProperties properties) {
+    return new WeirContextWebFilter(originResolver, properties.getWeb().getCriticalityHeader());
   }
 }

@@ -34,7 +34,8 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * {@link ProblemDetailBlockResponseFactory}), and a {@link WeirContextFilter} that runs each
  * request in context {@value WeirContextFilter#CONTEXT_NAME} with the origin the
  * {@link OriginResolver} bean gives (by default the header named by
- * {@code weir.web.origin-header}, else none).
+ * {@code weir.web.origin-header}, else none) and the criticality the header named by
+ * {@code weir.web.criticality-header} claims.
  */
 @AutoConfiguration(after = WeirAutoConfiguration.class,
     afterName = "org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration")
@@ -84,9 +85,10 @@ public final class WeirWebMvcAutoConfiguration {
   }
 
   @Bean
-  FilterRegistrationBean<WeirContextFilter> weirContextFilter(Weir weir, OriginResolver originResolver) {
-    FilterRegistrationBean<WeirContextFilter> registration =
-        new FilterRegistrationBean<>(new WeirContextFilter(weir, originResolver));
+  FilterRegistrationBean<WeirContextFilter> weirContextFilter(Weir weir, OriginResolver originResolver,
+      WeirProperties properties) {
+    FilterRegistrationBean<WeirContextFilter> registration = new FilterRegistrationBean<>(
+        new WeirContextFilter(weir, originResolver, properties.getWeb().getCriticalityHeader()));
     registration.setOrder(WeirContextFilter.DEFAULT_ORDER);
     return registration;
   }
