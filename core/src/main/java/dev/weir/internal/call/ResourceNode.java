@@ -172,19 +172,6 @@ public final class ResourceNode extends StatisticNode implements ResourceStatist
     return worst;
   }
 
-  /** For now the starting limit of each adaptive rule, which is what it admits (the adaptive limiter follows). */
-  @Override
-  public int adaptiveLimit() {
-    int lowest = -1;
-    for (FlowRuleState state : rules.flow.states) {
-      if (state.rule.grade() == dev.weir.rule.FlowGrade.ADAPTIVE) {
-        int limit = state.rule.startingLimit();
-        lowest = lowest < 0 ? limit : Math.min(lowest, limit);
-      }
-    }
-    return lowest;
-  }
-
   @Override
   public int adaptiveLimit() {
     int lowest = -1;
