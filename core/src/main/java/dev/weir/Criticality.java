@@ -3,13 +3,14 @@ package dev.weir;
 /**
  * How much a call matters when its resource is overloaded, highest first. An {@code adaptive} flow
  * rule whose limit binds sheds the lowest criticality first: at any one limit, a call is never
- * refused while a call of a lower criticality would be admitted (see the README, "Criticality").
- * Rules of other grades ignore it.
+ * refused while a call of a lower criticality would be admitted (docs/adaptive-limits.md,
+ * "Criticality"). Rules of other grades ignore it.
  *
  * <p>A call's criticality comes from the context it runs in
- * ({@link Weir#enterContext(String, String, Criticality)}, which Spring fills from
- * {@code weir.web.criticality-header} and the Reactor context), else from the annotation's
- * {@code criticality}, else {@link #CRITICAL}.
+ * ({@link Weir#enterContext(String, String, Criticality)}, or a {@code Criticality} in the Reactor
+ * context), else from the entry call (the annotation's {@code criticality}), else {@link #CRITICAL}.
+ * In Spring, a request's {@code weir.web.criticality-header} or a gRPC call's
+ * {@code weir.grpc.criticality-metadata} can only lower it, never raise it (docs/criticality.md).
  */
 public enum Criticality {
   /** Must not be shed while anything else is admitted: what the application exists to do. */
