@@ -10,6 +10,7 @@ import io.opentelemetry.sdk.trace.data.SpanData;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -48,6 +49,12 @@ class MvcRefusalTracesTests {
   void forget() {
     recorded.clear();
     spans.reset();
+  }
+
+  /** As in {@code WebFluxRefusalObservationTests}: this test's request observation stops before the next test begins. */
+  @AfterEach
+  void awaitTheRequestsObservation() throws InterruptedException {
+    recorded.awaitStopped(o -> o.observation().equals("http.server.requests"));
   }
 
   @Test

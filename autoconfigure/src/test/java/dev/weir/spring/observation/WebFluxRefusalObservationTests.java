@@ -3,6 +3,7 @@ package dev.weir.spring.observation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weir.spring.test.LocalHttp;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -33,6 +34,17 @@ class WebFluxRefusalObservationTests {
   @BeforeEach
   void forget() {
     recorded.clear();
+  }
+
+  /**
+   * Each test makes one request, whose server observation stops after the client has its answer: it
+   * is waited for here, or it would be recorded after the next test's {@link #forget()} and be
+   * taken for that test's (a route refusal found a stopped request without a resource: the WebClient
+   * test's, run before it).
+   */
+  @AfterEach
+  void awaitTheRequestsObservation() throws InterruptedException {
+    recorded.awaitStopped(o -> o.observation().equals("http.server.requests"));
   }
 
   @Test
