@@ -21,19 +21,37 @@ import org.springframework.stereotype.Component;
 @Component
 class GrpcServer implements SmartLifecycle {
 
-  private final Server server;
+  private final int port;
+  private final Catalog catalog;
+  private final WeirServerInterceptor weir;
+  /** The server of the current start; a grpc-java server cannot start again once shut down. */
+  private volatile Server server;
   private volatile boolean running;
 
   GrpcServer(@Value("${shop.grpc.port:9090}") int port, Catalog catalog, WeirServerInterceptor weir) {
+    this.port = port;
+    this.catalog = catalog;
+    this.weir = weir;
+    this.server = newServer();
+  }
+
+  private Server newServer() {
     // tag::server[]
-    this.server = Grpc.newServerBuilderForPort(port, InsecureServerCredentials.create())
+    return Grpc.newServerBuilderForPort(port, InsecureServerCredentials.create())
         .addService(ServerInterceptors.intercept(new CatalogGrpcService(catalog), weir))
         .build();
     // end::server[]
   }
 
+  /**
+   * Starts the server; after a {@link #stop()} (a context that is stopped and started again, as
+   * Spring's test context cache does with contexts it pauses) a new one on the same port.
+   */
   @Override
   public void start() {
+    if (server.isShutdown()) {
+      server = newServer();
+    }
     try {
       server.start();
     } catch (IOException e) {
@@ -44,6 +62,7 @@ class GrpcServer implements SmartLifecycle {
 
   @Override
   public void stop() {
+    Server server = this.server;
     server.shutdown();
     try {
       if (!server.awaitTermination(5, TimeUnit.SECONDS)) {
