@@ -225,6 +225,15 @@ public final class LeasedFlowLimiter extends FlowLimiter {
   }
 
   private long acquire(int permits, long now, boolean waits) {
+    long spent = spend(permits, now);
+    return spent != AGAIN ? spent : slow(permits, now, waits);
+  }
+
+  /**
+   * Spends {@code permits} from the current lease while it is valid at {@code now}, renewing ahead
+   * when it runs low; returns the call's token, or {@link #AGAIN} when the lease cannot serve it.
+   */
+  private long spend(int permits, long now) {
     Lease lease = current;
     if (now - lease.endsAt < 0) {
       long left = lease.get();
@@ -239,7 +248,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
         left = lease.get();
       }
     }
-    return slow(permits, now, waits);
+    return AGAIN;
   }
 
   /**
@@ -308,21 +317,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
         settle(spent);
       }
     }
-    Lease lease = current;
-    if (now - lease.endsAt < 0) {
-      long left = lease.get();
-      while (left >= permits) {
-        if (lease.compareAndSet(left, left - permits)) {
-          guard.admitted.increment();
-          if (lease.ahead && (left - permits <= lease.lowWater || now - lease.renewAt >= 0)) {
-            renewAhead(lease, now);
-          }
-          return LEASE_TOKEN | lease.id;
-        }
-        left = lease.get();
-      }
-    }
-    return AGAIN;
+    return spend(permits, now);
   }
 
   /** {@link #await}: the round trip brought a lease (or nothing to refuse for): look at the lease again. */
