@@ -7,7 +7,6 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
-import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Flux;
@@ -25,18 +24,6 @@ import reactor.util.context.Context;
 @EnableAutoConfiguration
 @Import(CriticalityWebFluxApplication.Endpoints.class)
 class CriticalityWebFluxApplication {
-
-  /**
-   * Event loops of this application's own: a context of another test class that Spring's context
-   * cache closes while this one runs disposes Reactor Netty's global loops, which would stop this
-   * server under a request (seen as a request that never got an answer in the full test run).
-   */
-  @Bean
-  ReactorResourceFactory reactorResourceFactory() {
-    ReactorResourceFactory factory = new ReactorResourceFactory();
-    factory.setUseGlobalResources(false);
-    return factory;
-  }
 
   @Bean
   SeenCriticality seenCriticality() {

@@ -28,8 +28,7 @@ import org.springframework.test.annotation.DirtiesContext;
 @SpringBootTest(classes = CriticalityWebFluxApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
     properties = {"spring.main.web-application-type=reactive", "weir.web.criticality-header=X-Criticality",
         "weir.web.routes[0].resource=rx.route", "weir.web.routes[0].path=/route/**"})
-@DirtiesContext // closed after this class, not evicted from the cache during a later one (its
-                // Reactor Netty resources are global: closing it late stops another server's loops)
+@DirtiesContext // closed after this class (its Reactor Netty resources are its own: OwnReactorResources)
 @Timeout(60)
 class CriticalityWebFluxTests {
 
