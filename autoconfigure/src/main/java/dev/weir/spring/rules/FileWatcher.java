@@ -21,7 +21,7 @@ import org.apache.commons.logging.LogFactory;
 /**
  * One daemon thread that watches the directories of the rule files with a {@link WatchService}
  * and runs a check when anything in them changes; the directories include those holding symbolic
- * links on the files' paths ({@link #directoriesOf}), registered again after each check.
+ * links on the files' paths ({@link #directoriesOf}), registered again before each check.
  *
  * <p>It watches directories, not files, and reports no file names: the check re-reads every
  * watched file and compares its bytes with those last read. That is what makes a Kubernetes
@@ -78,7 +78,7 @@ final class FileWatcher implements AutoCloseable {
    * A directory is watched where it leads when it is registered, so a path whose directory is a
    * link ({@code current/rules.yml}, {@code current -> releases/1}) is watched in
    * {@code releases/1}; the swap of {@code current} happens in the directory above, which is why
-   * that one is watched too, and the new target is watched after the next check. At most
+   * that one is watched too, and the new target is watched before the next check reads it. At most
    * {@value #MAX_LINKS} links are followed per file.
    */
   static Set<Path> directoriesOf(Collection<Path> files) {
@@ -136,8 +136,13 @@ final class FileWatcher implements AutoCloseable {
           consume(more);
         }
         try {
+          // Register first, read second. A link on a path may lead elsewhere now (a deploy swapped
+          // it), and its new target must be watched before the check reads the file there: an edit
+          // made after the registration raises an event, and one made before it is in what the check
+          // reads. Registered after the check, an edit landing between the two would be lost until
+          // some other change. (Registering a directory twice changes nothing.)
+          watchDirectories();
           check.run();
-          watchDirectories(); // a link on a path may lead elsewhere now; registering twice changes nothing
         } catch (Throwable failure) {
           // Whatever a check throws, this thread goes on: if it ended, every later edit would be
           // ignored until a restart. (RuleSources reports a file's failures itself; this is the

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.weir.Weir;
 import dev.weir.rule.FlowRule;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,6 +17,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
@@ -79,6 +81,43 @@ class RuleFileSwapTests {
           await("an edit in the new release applied", () -> count(weir, "a") == 9);
           status(context, current.resolve("rules.yml"));
         });
+  }
+
+  /**
+   * The same swap, deterministically, on the watcher itself: the check that first reads the new
+   * release is the moment an edit to it is made, as a deploy tool that edits right after the swap
+   * would. The watcher must register the new target before the check reads it, so that the edit
+   * raises an event and a second check runs. (It registered after the check, and an edit in
+   * between was lost until some other change: the flaky failure of the test above in CI.)
+   */
+  @Test
+  void anEditOfTheNewTargetDuringTheCheckThatFirstReadsItIsSeen() throws Exception {
+    Path first = Files.createDirectories(dir.resolve("releases/1"));
+    Path second = Files.createDirectories(dir.resolve("releases/2"));
+    Files.writeString(first.resolve("rules.yml"), "1");
+    Files.writeString(second.resolve("rules.yml"), "2");
+    Path current = Files.createSymbolicLink(dir.resolve("current"), Path.of("releases/1"));
+    Path file = current.resolve("rules.yml");
+    LinkedBlockingQueue<String> read = new LinkedBlockingQueue<>();
+    AtomicBoolean edited = new AtomicBoolean();
+    Runnable check = () -> {
+      try {
+        String content = Files.readString(file);
+        read.add(content);
+        if (content.equals("2") && edited.compareAndSet(false, true)) {
+          Path edit = Files.createTempFile(second, ".edit", ".tmp");
+          Files.writeString(edit, "3");
+          Files.move(edit, second.resolve("rules.yml"), StandardCopyOption.ATOMIC_MOVE);
+        }
+      } catch (IOException ex) {
+        throw new UncheckedIOException(ex);
+      }
+    };
+    try (FileWatcher watcher = new FileWatcher(List.of(file), check)) {
+      swap(current, Path.of("releases/2"));
+      assertThat(read.poll(10, TimeUnit.SECONDS)).as("the swap checked").isEqualTo("2");
+      assertThat(read.poll(10, TimeUnit.SECONDS)).as("the edit made during that check seen").isEqualTo("3");
+    }
   }
 
   private static void status(AssertableApplicationContext context, Path file) {
