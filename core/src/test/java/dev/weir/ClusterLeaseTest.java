@@ -56,6 +56,22 @@ class ClusterLeaseTest {
     return FlowRule.builder("r").count(count).clusterMode(true).build();
   }
 
+  /**
+   * The calls a cold limiter decides per call before it leases: the 8th call within a lease's
+   * validity turns it hot ({@code LeasedFlowLimiter.HOT_PERMITS}) and is the first to lease.
+   */
+  private static final int COLD_CALLS = 7;
+
+  /** The calls admitted from leases: all admitted but those decided per call (answered, not leases). */
+  private static long admittedFromLeases(ClusterStatus status) {
+    return status.admitted() - (status.latencyCount() - status.leaseRequests());
+  }
+
+  /** What the store decided per call: its acquires that were no lease request. */
+  private long perCallDecisions() {
+    return store.acquires.get() - store.leaseRequests.size();
+  }
+
   /** Calls {@code calls} times, {@code spacingNanos} apart on the ticker; returns how many were admitted. */
   private int calls(Weir weir, int calls, long spacingNanos) {
     int admitted = 0;
@@ -85,10 +101,11 @@ class ClusterLeaseTest {
     assertThat(status.admitted()).isEqualTo(100_000);
     assertThat(status.leaseRequests()).as("round trips for 10^5 calls").isEqualTo(27L)
         .isEqualTo(store.leaseRequests.size());
-    assertThat(status.latencyCount()).isEqualTo(status.leaseRequests());
+    assertThat(status.latencyCount()).as("the cold calls, then the leases")
+        .isEqualTo(COLD_CALLS + status.leaseRequests());
     // What the store counted is what was admitted, plus what the open lease still holds.
     assertThat(store.counted("r") - status.admitted()).isEqualTo(status.leasedPermits() - status.returnedPermits()
-        - status.admitted());
+        - admittedFromLeases(status));
   }
 
   @Test
@@ -109,9 +126,9 @@ class ClusterLeaseTest {
   @Test
   void leasesEndAtTheirValidityAndWhatTheyDidNotSpendIsSettledOrGivenBack() {
     Weir weir = engine(ClusterFallback.DENY, rule(1_000_000));
-    calls(weir, 100, 1_000); // leases of 1, 4, 16, 64 and one of 256 renewed ahead
+    calls(weir, 100, 1_000); // 7 calls per call, then leases of 1, 4, 16, 64 and one of 256 renewed ahead
     ClusterStatus status = weir.cluster();
-    long held = status.leasedPermits() - status.returnedPermits() - status.admitted();
+    long held = status.leasedPermits() - status.returnedPermits() - admittedFromLeases(status);
     assertThat(held).isPositive();
     int before = store.leaseRequests.size();
     ticker.advance(Duration.ofMillis(11)); // past the 10 ms validity of every lease held
@@ -140,8 +157,10 @@ class ClusterLeaseTest {
     assertThat(store.leaseRequests).hasSize(asked + 1);
     assertThat(store.leaseRequests.get(asked).minimum()).isEqualTo(1);
 
-    // 49 more calls within 98 ms: refused here, the store not asked.
-    assertThat(calls(weir, 49, 2_000_000)).isZero();
+    // 49 more calls within 98 ms: refused here, the store not asked, each told the store's retry-after.
+    ticker.advance(Duration.ofMillis(2));
+    assertThat(Calls.tryOnce(weir, "r").retryAfter()).isEqualTo(Duration.ofMillis(248));
+    assertThat(calls(weir, 48, 2_000_000)).isZero();
     assertThat(store.leaseRequests).hasSize(asked + 1);
     ClusterStatus status = weir.cluster();
     assertThat(status.blocked()).isEqualTo(50);
@@ -163,7 +182,8 @@ class ClusterLeaseTest {
     calls(weir, 100, 1_000);
     long leased = weir.cluster().leasedPermits();
     long admitted = weir.cluster().admitted();
-    assertThat(leased).isGreaterThan(admitted);
+    long fromLeases = admittedFromLeases(weir.cluster());
+    assertThat(leased).isGreaterThan(fromLeases);
     ticker.advance(Duration.ofMillis(11)); // the lease has ended; no call comes
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (store.counted("r") != admitted && System.nanoTime() < deadline) {
@@ -173,8 +193,8 @@ class ClusterLeaseTest {
     assertThat(store.giveBacks).as("given back by the lease timer").isNotEmpty();
     long givenBack = store.giveBacks.stream().mapToLong(java.util.Map.Entry::getValue).sum();
     long settled = store.leaseRequests.stream().mapToLong(LeaseRequest::unused).sum();
-    assertThat(givenBack + settled).isEqualTo(leased - admitted);
-    assertThat(weir.cluster().returnedPermits()).isEqualTo(leased - admitted);
+    assertThat(givenBack + settled).isEqualTo(leased - fromLeases);
+    assertThat(weir.cluster().returnedPermits()).isEqualTo(leased - fromLeases);
   }
 
   @Test
@@ -214,11 +234,13 @@ class ClusterLeaseTest {
 
   @Test
   void whenTheStoreFailsCallsFallBackAndTheBreakerCountsOneFailurePerRoundTrip() {
-    Weir weir = engine(ClusterFallback.LOCAL, rule(5));
+    Weir weir = engine(ClusterFallback.DENY, rule(1_000_000));
+    assertThat(calls(weir, 8, 1_000)).as("hot: the 8th call leased one permit").isEqualTo(8);
+    assertThat(store.leaseRequests).hasSize(1);
     store.mode = Mode.FAIL;
-    assertThat(calls(weir, 20, 1_000_000)).as("the local window of 5").isEqualTo(5);
+    assertThat(calls(weir, 20, 1_000)).as("deny decides").isZero();
     ClusterStatus status = weir.cluster();
-    assertThat(store.leaseRequests).as("3 failures open the breaker").hasSize(3);
+    assertThat(store.leaseRequests).as("3 failed lease round trips open the breaker").hasSize(4);
     assertThat(status.fallbacks(FallbackReason.ERROR)).isEqualTo(3);
     assertThat(status.fallbacks(FallbackReason.BREAKER_OPEN)).isEqualTo(17);
     assertThat(status.breakerState()).isEqualTo(CircuitState.OPEN);
@@ -227,14 +249,14 @@ class ClusterLeaseTest {
     ticker.advance(Duration.ofSeconds(1)); // the breaker's open duration: the next call probes
     assertThat(Calls.tryOnce(weir, "r")).isNull();
     assertThat(status.breakerState()).isEqualTo(CircuitState.CLOSED);
-    assertThat(status.admitted()).isEqualTo(1);
+    assertThat(status.admitted()).isEqualTo(9);
   }
 
   @Test
   void aLeaseHeldWhenTheStoreFailsIsSpentToItsEnd() {
     Weir weir = engine(ClusterFallback.DENY, rule(1_000_000));
     calls(weir, 100, 1_000); // a lease of 256 with some spent
-    long left = weir.cluster().leasedPermits() - weir.cluster().returnedPermits() - weir.cluster().admitted();
+    long left = weir.cluster().leasedPermits() - weir.cluster().returnedPermits() - admittedFromLeases(weir.cluster());
     store.mode = Mode.FAIL;
     int asked = store.leaseRequests.size();
     // The lease is renewed ahead at a quarter left: that round trip fails once; the rest is spent.
@@ -248,7 +270,9 @@ class ClusterLeaseTest {
   @Test
   void aRoundTripPastTheDeadlineFallsBackAndALateGrantIsGivenBack() {
     Weir weir = engine(ClusterFallback.DENY, rule(1_000_000));
+    assertThat(calls(weir, 8, 1_000)).as("hot: the 8th call leased one permit").isEqualTo(8);
     store.mode = Mode.HANG;
+    ticker.advanceNanos(1_000);
     long start = System.nanoTime();
     assertThat(Calls.tryOnce(weir, "r")).isInstanceOf(FlowException.class);
     assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(20));
@@ -257,6 +281,90 @@ class ClusterLeaseTest {
     CompletableFuture<ClusterLease> hung = store.hangingLeases.poll();
     assertThat(hung).isNotNull();
     assertThat(hung).as("cancelled at the deadline").isCancelled();
+  }
+
+  /**
+   * Hot and cold: a limiter leases only while a lease would serve several calls. Calls 5 ms apart
+   * (two per 10 ms validity) are decided per call; a burst 1 us apart turns it hot at its 8th call
+   * within a validity, and it leases; calls 5 ms apart again turn it cold at the first lease request
+   * that measures their rate, and it is decided per call again. Every call is admitted, the store
+   * counts each exactly once, and closing gives back what the last lease held.
+   */
+  @Test
+  void aLimiterLeasesOnlyWhileItIsHotAndIsDecidedPerCallWhileCold() {
+    Weir weir = engine(ClusterFallback.DENY, rule(1_000_000));
+    assertThat(calls(weir, 50, 5_000_000)).isEqualTo(50);
+    assertThat(store.leaseRequests).as("cold: no lease").isEmpty();
+    assertThat(perCallDecisions()).as("cold: one decision per call").isEqualTo(50);
+
+    // The span that holds the 50th call holds one permit (the spans are 10 ms, calls 5 ms apart):
+    // the 7th call of the burst makes 8, the first to lease.
+    assertThat(calls(weir, 10_000, 1_000)).isEqualTo(10_000);
+    assertThat(perCallDecisions() - 50).as("the burst's calls decided per call").isEqualTo(6);
+    int leasesInBurst = store.leaseRequests.size();
+    assertThat(leasesInBurst).as("lease round trips for 9994 calls").isBetween(5, 15);
+
+    assertThat(calls(weir, 100, 5_000_000)).isEqualTo(100);
+    int leasesAfter = store.leaseRequests.size();
+    assertThat(leasesAfter - leasesInBurst).as("lease round trips until the rate was measured low").isBetween(1, 3);
+    long decided = perCallDecisions();
+    assertThat(calls(weir, 100, 5_000_000)).isEqualTo(100);
+    assertThat(store.leaseRequests).as("cold again: no lease").hasSize(leasesAfter);
+    assertThat(perCallDecisions() - decided).as("cold again: one decision per call").isEqualTo(100);
+
+    weir.close();
+    assertThat(store.counted("r")).as("counted once each, the last lease's rest given back").isEqualTo(10_250);
+  }
+
+  /**
+   * A refusal per call turns a cold limiter hot at once, whatever its rate: the limit is short, and
+   * leased its refusals stay local (the store not asked again until the retry-after, or 100 ms) and
+   * its requests carry its demand for the fair shares. It stays hot while the store refuses, though
+   * its rate is low.
+   */
+  @Test
+  void aColdLimiterThatTheStoreRefusesTurnsHotAndStaysHotWhileRefused() {
+    Weir weir = engine(ClusterFallback.DENY, rule(3));
+    assertThat(calls(weir, 4, 20_000_000)).as("cold, per call: 3 of 4").isEqualTo(3);
+    assertThat(store.leaseRequests).isEmpty();
+    assertThat(perCallDecisions()).isEqualTo(4);
+    // The next call is hot: its lease is refused; the calls after it are refused here, for 100 ms.
+    assertThat(calls(weir, 5, 20_000_000)).isZero();
+    assertThat(store.leaseRequests).hasSize(1);
+    assertThat(perCallDecisions()).as("no per-call decision after the refusal").isEqualTo(4);
+    // 100 ms on, at 20 ms a call: still hot (the store refused), asked again by lease, not per call.
+    assertThat(calls(weir, 5, 20_000_000)).isZero();
+    assertThat(store.leaseRequests).hasSize(2);
+    assertThat(perCallDecisions()).isEqualTo(4);
+  }
+
+  /**
+   * Deterministic interleaving: a call reads the clock and is held while the others turn the
+   * limiter hot and spend leases; then it reaches the limiter with its old reading. The store's
+   * count (no refill) is the bound: of 2100 calls and the late one, exactly 1600 are admitted, and
+   * the store counts exactly what was admitted once the engine has given back its leases.
+   */
+  @Test
+  void aLateReadingFromBeforeTheLimiterTurnedHotIsDecidedWithinTheStoresCount() {
+    HoldingSlot holding = new HoldingSlot();
+    Weir weir = Weir.builder().ticker(ticker).sleeper(ticker).slot(holding)
+        .cluster(store, new ClusterOptions(Duration.ofMillis(20), ClusterFallback.DENY, 3, Duration.ofSeconds(1), 64,
+            true))
+        .rules(RuleSet.of(rule(1_600))).build();
+    engines.add(weir);
+    ticker.advanceNanos(1_000);
+    HoldingSlot.Held<Boolean> late = holding.hold(() -> Calls.tryOnce(weir, "r") == null);
+    int admitted = calls(weir, 1_000, 1_000);
+    assertThat(store.leaseRequests).as("hot meanwhile").isNotEmpty();
+    admitted += late.release() ? 1 : 0;
+    admitted += calls(weir, 1_000, 1_000);
+    // The store (no refill) refused a block of 100 with a retry-after of 250 ms: after the 100 ms a
+    // refusal is kept here, the next request asks for what is left.
+    ticker.advance(Duration.ofMillis(100));
+    admitted += calls(weir, 100, 1_000);
+    assertThat(admitted).isEqualTo(1_600);
+    weir.close();
+    assertThat(store.counted("r")).isEqualTo(1_600);
   }
 
   @Test

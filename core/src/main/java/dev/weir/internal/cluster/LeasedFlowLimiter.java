@@ -68,13 +68,30 @@ import org.jspecify.annotations.Nullable;
  *       (at least 1); a lease ended with permits left sizes the next one by what was spent.
  *   <li><b>Refusals cost nothing remote.</b> A lease the store refuses (the limit has no room)
  *       refuses every call of this limiter, here, until the store's retry-after has passed, or a
- *       lease's validity (at least 100 ms) if that is sooner: then the next call asks again.
+ *       lease's validity (at least 100 ms) if that is sooner: then the next call asks again. Each
+ *       call refused here is told the store's retry-after (hours, for a daily quota), not this span.
  *   <li><b>Failures.</b> When the store cannot answer in time (or the breaker is open, or too many
  *       round trips are in flight), the calls waiting fall back as per-call decisions do
  *       ({@link ClusterFlowLimiter#fallBack}), each counted once. A lease the store granted after the
  *       deadline is given back at once. A lease already held stays valid to its end: the store
  *       counted it. So when the store fails, an instance spends at most the lease it holds, then the
  *       fallback decides.
+ *   <li><b>Hot and cold.</b> A lease pays only when it serves several calls: a block of one permit
+ *       costs the round trip a per-call decision costs, and a receipt and a settlement besides. So
+ *       this limiter leases only while it is <i>hot</i>. It starts cold: a call the lease cannot serve
+ *       is decided per call ({@link #perCall}, on the same state in the store, so the two modes
+ *       share one count), and counted in a span of one validity ({@link #heats}); once a span holds
+ *       {@link #HOT_PERMITS} permits (a block of {@link #AHEAD_FROM}, the smallest renewed ahead,
+ *       would be spent in half a validity), or the store refuses one of its calls (the limit is
+ *       short), it turns hot and leases. It turns cold again when the rate measured at a lease
+ *       request would size a block below 2 and the store's last answer was no refusal
+ *       ({@link #measure}): the two rate thresholds a factor of 4 apart, so that a key near one of
+ *       them does not flap, and a short limit stays leased: refusals stay local, and the fair shares
+ *       see this instance's demand, which only lease requests carry. Which mode a
+ *       call takes changes what it costs, never what the store admits: both are counted there, and
+ *       the counts in a span may be lost to a race (two threads starting a new span), which only
+ *       delays leasing. Most keys of a per-key rule (10^4 keys at 10^4 calls/s: one call per key
+ *       per second) stay cold and cost what per-call mode costs; the hot ones lease.
  *   <li><b>Counts.</b> A call admitted from a lease is counted as admitted by the store, a call
  *       refused by a refusal of the store as blocked, so that each cluster-mode call is counted once
  *       as before; lease round trips, leased and returned permits are counted apart.
@@ -102,6 +119,13 @@ public final class LeasedFlowLimiter extends FlowLimiter {
   private static final int MAX_ROUND_TRIPS = 2;
   /** The smallest lease that is renewed ahead of time; smaller ones are one call's permits or so. */
   static final long AHEAD_FROM = 4;
+  /**
+   * Permits within one validity that make a cold limiter hot: twice {@link #AHEAD_FROM}, so that a
+   * block sized for half a validity at that rate is renewed ahead. Below it, a lease serves too few
+   * calls to pay for its bookkeeping (measured: 10^4 uniformly random keys, leased, ran 18-36 %
+   * slower than per call; see docs/cluster-leases.md).
+   */
+  static final long HOT_PERMITS = 2 * AHEAD_FROM;
   /** How much larger than the current lease the next one may be. */
   private static final long GROWTH = 4;
   private static final long MIN_VALID_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
@@ -112,6 +136,9 @@ public final class LeasedFlowLimiter extends FlowLimiter {
   private static final VarHandle PENDING;
   private static final VarHandle CURRENT;
   private static final VarHandle NEXT;
+  private static final VarHandle COLD_SINCE;
+  private static final VarHandle COLD_PERMITS;
+  private static final VarHandle HEATED;
 
   static {
     try {
@@ -119,6 +146,9 @@ public final class LeasedFlowLimiter extends FlowLimiter {
       PENDING = lookup.findVarHandle(LeasedFlowLimiter.class, "pending", RoundTrip.class);
       CURRENT = lookup.findVarHandle(LeasedFlowLimiter.class, "current", Lease.class);
       NEXT = lookup.findVarHandle(LeasedFlowLimiter.class, "next", Lease.class);
+      COLD_SINCE = lookup.findVarHandle(LeasedFlowLimiter.class, "coldSince", long.class);
+      COLD_PERMITS = lookup.findVarHandle(LeasedFlowLimiter.class, "coldPermits", long.class);
+      HEATED = lookup.findVarHandle(LeasedFlowLimiter.class, "heated", boolean.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -157,19 +187,42 @@ public final class LeasedFlowLimiter extends FlowLimiter {
   /** Permits of closed leases that were not spent. */
   private final AtomicLong unspent = new AtomicLong();
   /**
-   * Permits of calls this limiter refused because the store refused (here or in a lease): with the
-   * permits spent, what this instance asks for, so that its demand ({@link #demand()}) is not
-   * underestimated while the limit is short.
+   * Permits of calls the leases did not serve: refused because the store refused (here or in a
+   * lease), or decided by the fallback because it could not answer. With the permits spent, what
+   * this instance asks for, so that its demand ({@link #demand()}) is not underestimated while the
+   * limit is short, and a busy limiter stays hot ({@link #measure}) while the store fails.
    */
-  private final LongAdder refusedPermits = new LongAdder();
+  private final LongAdder unservedPermits = new LongAdder();
   /** Spending rate at the last request, permits per nanosecond; see {@link #measure}. */
   private double rate;
   private long measuredAt = Long.MIN_VALUE;
   private long spentAtMeasure;
   /** The store's last fair share for this instance; see {@link ClusterLease#share()}. */
   private volatile long share = Long.MAX_VALUE;
+  /** Whether calls the lease cannot serve start lease round trips (hot) or are decided per call (cold). */
+  private volatile boolean hot;
+  /**
+   * Whether the store's last answer left fewer permits free than a {@link #scarceBlock}, or refused:
+   * then requests ask for at least that block, so that a saturated limit is leased in blocks, not
+   * in the one or two permits a window or a bucket frees at a time (a round trip per call, as
+   * measured on a saturated key before). Permits not leased meanwhile stay free in the store (a
+   * window frees them as it slides; a bucket keeps them up to its capacity, at least a count, above
+   * the block), so this changes when they are spent, not how many; callers meanwhile are refused
+   * here with the store's retry-after, the time until a block is free. When that is longer than a
+   * refusal is kept here (the last permits of a daily quota), the next request asks for what is free.
+   */
+  private volatile boolean scarce;
+  /** Set when this limiter turns hot, cleared by the next request's {@link #measure}. */
+  private volatile boolean heated;
+  /** The start of the current span of a cold limiter ({@link #heats}); through {@link #COLD_SINCE}. */
+  @SuppressWarnings("unused")
+  private volatile long coldSince;
+  /** Permits asked in the current span of a cold limiter; through {@link #COLD_PERMITS}. */
+  @SuppressWarnings("unused")
+  private volatile long coldPermits;
 
-  private record Refusal(long until) {
+  /** A refusal of the store kept here: refusing {@code until}, each call told to retry at {@code retryAt}. */
+  private record Refusal(long until, long retryAt) {
   }
 
   private record Settlement(ClusterLease lease, long unused) {
@@ -190,6 +243,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
     this.intervalNanos = intervalNanos;
     this.validNanos = validity(intervalNanos);
     this.refusalNanos = Math.max(MIN_REFUSAL_NANOS, validNanos);
+    this.coldSince = clock.read();
   }
 
   /**
@@ -259,6 +313,13 @@ public final class LeasedFlowLimiter extends FlowLimiter {
     if (permits > limit) {
       return perCall.acquire(permits, now, waits); // never fits a lease: the store refuses, or the fallback decides
     }
+    if (!hot && !heats(permits, now)) {
+      long decided = perCall.acquire(permits, now, waits);
+      if (decided < 0) {
+        heat(); // the limit is short: leased, a refusal is kept here, and requests carry this instance's demand
+      }
+      return decided;
+    }
     for (int trip = 0; ; trip++) {
       long spent = promoteAndSpend(permits, now);
       if (spent != AGAIN) {
@@ -270,8 +331,8 @@ public final class LeasedFlowLimiter extends FlowLimiter {
       Refusal refused = refusal;
       if (refused != null && now - refused.until < 0) {
         guard.blocked.increment();
-        refusedPermits.add(permits);
-        return refused(refused.until - now);
+        unservedPermits.add(permits);
+        return refused(refused.retryAt - now); // the store's retry-after, though it is asked again sooner
       }
       RoundTrip joined = (RoundTrip) PENDING.getVolatile(this);
       if (joined != null && (joined.probe || guard.failing(now))) {
@@ -302,6 +363,31 @@ public final class LeasedFlowLimiter extends FlowLimiter {
         return result;
       }
     }
+  }
+
+  /**
+   * Counts a cold limiter's call of {@code permits} at {@code now} in the current span of one
+   * validity, starting a new span when that one has ended; returns whether the limiter is hot now
+   * (the span holds {@link #HOT_PERMITS}). A late reading ({@code now} before the span's start)
+   * counts in the current span. Two threads may both start a new span and lose each other's counts:
+   * that delays leasing by a span at most, and changes nothing the store admits.
+   */
+  private boolean heats(int permits, long now) {
+    long since = (long) COLD_SINCE.getVolatile(this);
+    if (now - since >= validNanos && COLD_SINCE.compareAndSet(this, since, now)) {
+      COLD_PERMITS.setVolatile(this, 0L);
+    }
+    long asked = (long) COLD_PERMITS.getAndAdd(this, (long) permits) + permits;
+    if (asked < HOT_PERMITS) {
+      return false;
+    }
+    heat();
+    return true;
+  }
+
+  private void heat() {
+    heated = true; // before hot: the request a call sends once it sees hot sees heated too
+    hot = true;
   }
 
   /**
@@ -342,7 +428,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
     }
     if (answer != null && answer.refused()) {
       guard.blocked.increment();
-      refusedPermits.add(permits);
+      unservedPermits.add(permits);
       return refused(TimeUnit.MILLISECONDS.toNanos(answer.retryAfterMillis()));
     }
     return AGAIN;
@@ -350,6 +436,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
 
   private long fallBack(FallbackReason reason, int permits, long now, boolean waits) {
     guard.fellBack(reason);
+    unservedPermits.add(permits);
     return perCall.fallBack(permits, now, waits);
   }
 
@@ -383,11 +470,13 @@ public final class LeasedFlowLimiter extends FlowLimiter {
     }
     Settlement settlement = unsettled.getAndSet(null);
     measure(trip.sentAt);
-    long wanted = Math.max(trip.minimum, nextBlock());
+    long minimum = scarce ? Math.max(trip.minimum, scarceBlock()) : trip.minimum;
+    trip.askedBlock = minimum > trip.minimum;
+    long wanted = Math.max(minimum, nextBlock());
     long demand = demand();
     CompletableFuture<ClusterLease> future;
     try {
-      LeaseRequest request = new LeaseRequest(wanted, trip.minimum, validNanos, ahead, demand,
+      LeaseRequest request = new LeaseRequest(wanted, minimum, validNanos, ahead, demand,
           settlement == null ? null : settlement.lease, settlement == null ? 0 : settlement.unused);
       guard.leaseRequests.increment();
       future = leases.lease(request);
@@ -417,10 +506,25 @@ public final class LeasedFlowLimiter extends FlowLimiter {
     if (following != null) {
       inHand += Math.max(0, following.get());
     }
-    long spentTotal = granted.get() - inHand - unspent.get() + refusedPermits.sum();
+    long spentTotal = granted.get() - inHand - unspent.get() + unservedPermits.sum();
     long elapsed = now - measuredAt;
-    if (measuredAt != Long.MIN_VALUE && elapsed > 0) {
+    // The first request after turning hot only starts a measurement: the calls decided per call
+    // before it are not in spentTotal, so a rate over the time since the last request (made before
+    // turning cold) would say cold at once. Its block is sized by the old rate, then grows 4x per lease.
+    boolean fresh = heated && HEATED.compareAndSet(this, true, false);
+    if (measuredAt != Long.MIN_VALUE && elapsed > 0 && !fresh) {
       rate = (double) (spentTotal - spentAtMeasure) / elapsed;
+      if (rate * validNanos < AHEAD_FROM && refusal == null) {
+        // A block for half a validity would be below 2: lease no more until a span is hot again.
+        // This round trip still goes (its call waits for it); the calls after it are decided per call.
+        // Not while the store refuses (refusal is cleared by the next grant): a short limit stays
+        // leased, so that refusals stay local and requests carry this instance's demand for the fair
+        // shares (per-call decisions carry none: a slow instance decided per call would be starved
+        // by a busy one's leases).
+        COLD_PERMITS.setVolatile(this, 0L);
+        COLD_SINCE.setVolatile(this, now);
+        hot = false;
+      }
     }
     measuredAt = now;
     spentAtMeasure = spentTotal;
@@ -436,6 +540,16 @@ public final class LeasedFlowLimiter extends FlowLimiter {
     return Math.max(1, Math.min(next, maxBlock));
   }
 
+  /**
+   * The fewest permits worth a round trip while the limit is scarce: {@link #maxBlock}, and a
+   * sixteenth of this instance's fair share if the store set one (a minimum above the share would
+   * never be granted).
+   */
+  private long scarceBlock() {
+    long fair = share;
+    return Math.max(1, Math.min(maxBlock, fair == Long.MAX_VALUE ? maxBlock : fair / 16));
+  }
+
   /** Permits per interval at the measured rate of spending; 0 when unknown. */
   private long demand() {
     return (long) Math.min((double) limit * 4, Math.ceil(rate * intervalNanos));
@@ -444,6 +558,11 @@ public final class LeasedFlowLimiter extends FlowLimiter {
   /** Makes the store's answer to {@code trip} the current lease, or the refusal; on the store's thread. */
   private void install(RoundTrip trip, ClusterLease answer) {
     share = answer.share();
+    // A block that would take longer than a refusal is kept here to be free (the end of a daily
+    // quota's permits, say) is not waited for: the next request asks for what is free.
+    scarce = answer.refused()
+        ? !(trip.askedBlock && TimeUnit.MILLISECONDS.toNanos(answer.retryAfterMillis()) > refusalNanos)
+        : answer.remaining() < scarceBlock();
     if (answer.granted() > 0) {
       guard.leasedPermits.add(answer.granted());
       granted.addAndGet(answer.granted());
@@ -469,8 +588,9 @@ public final class LeasedFlowLimiter extends FlowLimiter {
         guard.timer.watch(this, valid);
       }
     } else if (answer.refused()) {
-      long retry = Math.min(TimeUnit.MILLISECONDS.toNanos(answer.retryAfterMillis()), refusalNanos);
-      refusal = new Refusal(clock.read() + retry);
+      long at = clock.read();
+      long retry = TimeUnit.MILLISECONDS.toNanos(answer.retryAfterMillis());
+      refusal = new Refusal(at + Math.min(retry, refusalNanos), at + retry);
     }
   }
 
@@ -605,6 +725,11 @@ public final class LeasedFlowLimiter extends FlowLimiter {
     return current.grant;
   }
 
+  /** Whether this limiter leases now ({@link #heats}); for tests. */
+  boolean hot() {
+    return hot;
+  }
+
   /** The store's last fair share for this instance; for tests. */
   long share() {
     return share;
@@ -691,6 +816,8 @@ public final class LeasedFlowLimiter extends FlowLimiter {
     @Nullable Settlement settlement;
     /** Whether this renews ahead of time (no call waits for it). */
     boolean ahead;
+    /** Whether it asked for a block at least ({@link #scarce}); set before it is sent. */
+    boolean askedBlock;
     private final AtomicInteger state = new AtomicInteger();
 
     RoundTrip(long sentAt, long minimum, boolean probe) {
