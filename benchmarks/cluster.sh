@@ -17,7 +17,7 @@
 # (INFO cpu / commandstats), which tells whether redis-server's one thread is the limit. Never part
 # of the test command. On a small machine the JVM and redis-server share the cores.
 #
-#   flock /tmp/jmh.lock benchmarks/cluster.sh    # about 4 minutes
+#   flock /tmp/jmh.lock benchmarks/cluster.sh    # about 10 minutes (the lease phase about 5)
 # Overrides (environment): FORKS (1), WARMUP_ITERATIONS (2), WARMUP_TIME (2s), ITERATIONS (3),
 # TIME (2s), THREADS ("16 64"), REQUESTS (redis-benchmark -n, 200000), FIXED_SECONDS (per round, 10),
 # FIXED_ROUNDS (3), PHASES ("flow perkey fixed lease": which of 1+2, 4, 3 and 5 to run), KEYS (10000),
