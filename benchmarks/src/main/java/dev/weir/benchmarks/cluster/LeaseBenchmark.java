@@ -25,8 +25,8 @@ import io.lettuce.core.resource.DefaultClientResources;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.SocketAddress;
-import java.nio.file.Files;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
@@ -116,11 +116,11 @@ public class LeaseBenchmark {
 
   @Setup(Level.Trial)
   public void start() {
-    factory = ClusterBench.connectionFactory(port);
     if ("bucket4j".equals(mode)) {
       startBucket4j();
       return;
     }
+    factory = ClusterBench.connectionFactory(port);
     boolean cluster = !"local".equals(mode);
     client = new RedisClusterClient(factory, "leasebench", false, "lease".equals(mode));
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
@@ -204,7 +204,6 @@ public class LeaseBenchmark {
       bucket4jConnection.close();
       bucket4jClient.shutdown();
       bucket4jResources.shutdown();
-      factory.destroy();
       return;
     }
     try {
