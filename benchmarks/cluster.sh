@@ -10,13 +10,14 @@
 #      (-r 10000 random keys, -c 16 and 64, -P 16) beside JMH PerKeyClusterBenchmark from one JVM
 #      (Weir's Redis client, and Bucket4j's Lettuce-based proxy manager with the same limit; -t 16, 64),
 #   5. leases (JMH LeaseBenchmark: a guarded call with the rule local, in Redis per call, and leased with
-#      weir.cluster.lease; one hot key and 10^4 keys; -t 16 and 64; throughput, sampled percentiles,
-#      and Redis commands per 100 admitted calls in the last measured iteration, from INFO commandstats),
+#      weir.cluster.lease, beside Bucket4j's Lettuce-based proxy manager with the same limit (tryConsume(1)
+#      per call); one hot key and 10^4 keys; -t 16 and 64; throughput, sampled percentiles, and Redis
+#      commands per 100 admitted calls in the last measured iteration, from INFO commandstats),
 # and writes benchmarks/results/cluster.md, with Redis' own CPU time per decision in each phase
 # (INFO cpu / commandstats), which tells whether redis-server's one thread is the limit. Never part
 # of the test command. On a small machine the JVM and redis-server share the cores.
 #
-#   flock /tmp/jmh.lock benchmarks/cluster.sh    # about 4 minutes
+#   flock /tmp/jmh.lock benchmarks/cluster.sh    # about 10 minutes (the lease phase about 5)
 # Overrides (environment): FORKS (1), WARMUP_ITERATIONS (2), WARMUP_TIME (2s), ITERATIONS (3),
 # TIME (2s), THREADS ("16 64"), REQUESTS (redis-benchmark -n, 200000), FIXED_SECONDS (per round, 10),
 # FIXED_ROUNDS (3), PHASES ("flow perkey fixed lease": which of 1+2, 4, 3 and 5 to run), KEYS (10000),
@@ -302,8 +303,10 @@ if pk:
 stats = {}
 if os.path.exists(os.path.join(work, 'lease-stats.txt')):
     for line in open(os.path.join(work, 'lease-stats.txt')):
-        mode, nkeys, t, admitted, scripts = line.split()
-        stats[(mode, nkeys, t)] = (int(admitted), int(scripts))  # the last iteration of each run wins
+        # mode keys threads admitted scripts (EVALSHA + EVAL) all-commands-but-INFO by-name (get=1,eval=1)
+        mode, nkeys, t, admitted, scripts, every, by_name = line.split()
+        by_name = {} if by_name == '-' else {c: int(n) for c, n in (x.split('=') for x in by_name.split(','))}
+        stats[(mode, nkeys, t)] = (int(admitted), int(scripts), int(every), by_name)  # the last iteration wins
 lease_rows = []
 for t in threads:
     path = os.path.join(work, f'lease-thrpt-t{t}.json')
@@ -313,8 +316,10 @@ for t in threads:
     for b in json.load(open(path)):
         mode, nkeys = b['params']['mode'], b['params']['keys']
         pct = sample[(mode, nkeys)]['primaryMetric']['scorePercentiles']
-        admitted, scripts = stats.get((mode, nkeys, t), (0, 0))
-        per100 = 100.0 * scripts / admitted if admitted else None
+        admitted, scripts, every, by_name = stats.get((mode, nkeys, t), (0, 0, 0, {}))
+        # Weir's modes: its scripts; Bucket4j: every command it sent (GET and EVAL, retries included).
+        sent = every if mode == 'bucket4j' else scripts
+        per100 = 100.0 * sent / admitted if admitted else None
         lease_rows.append((mode, nkeys, t, b['primaryMetric']['score'], pct['50.0'] / 1000, pct['99.0'] / 1000, per100))
 if lease_rows:
     lines.append('')
@@ -323,8 +328,22 @@ if lease_rows:
     lines.append('One guarded call (`tryEntry` + close) with its rule local (`local`), counted in Redis per call '
                  '(`percall`) or leased (`lease`); one hot key (a flow rule) or '
                  f'{os.environ.get("KEYS", "10000")} keys (a param-flow rule, a uniformly random key per call); a limit no '
-                 'run reaches. Redis commands: EVALSHA and EVAL calls per 100 admitted calls in the last measured '
-                 'iteration (steady state), from `INFO commandstats`.')
+                 'run reaches. `bucket4j`: one `tryConsume(1)` per call through Bucket4j\'s Lettuce-based proxy '
+                 'manager (compare-and-swap) on its own Lettuce connection to the same redis-server, a bucket per key '
+                 'with the same limit (capacity and greedy refill of the same count a second), no Weir. Redis commands '
+                 'per 100 admitted calls in the last measured iteration (steady state): for Weir, its EVALSHA and '
+                 'EVAL calls (`INFO commandstats`); for Bucket4j, every command its Lettuce connection sent, '
+                 'counted by Lettuce (a GET, then an EVAL that writes only if the value is unchanged, both again '
+                 'after a lost race; `INFO commandstats` would also count the GET, SET and PSETEX its scripts run '
+                 'inside Redis).')
+    b4j = [(k, v) for k, v in sorted(stats.items()) if k[0] == 'bucket4j' and v[0]]
+    if b4j:
+        lines.append('')
+        lines.append('Bucket4j\'s commands per 100 admitted, by name: ' + '; '.join(
+            f'{k[1]} key{"s" if k[1] != "1" else ""}, {k[2]} threads: '
+            + ', '.join(f'{c.upper()} {100.0 * n / v[0]:.1f}' for c, n in sorted(v[3].items()))
+            + f' ({v[3].get("eval", 0) / v[0] - 1:.2f} compare-and-swap retries per admitted call)'
+            for k, v in b4j) + '.')
     lines.append('')
     lines.append('| mode | keys | threads | decisions/s | p50 (ms) | p99 (ms) | Redis commands per 100 admitted | vs local |')
     lines.append('|---|---:|---:|---:|---:|---:|---:|---:|')
@@ -343,6 +362,15 @@ if lease_rows:
                          f'({"met" if ratio >= 0.8 else "missed"}: goal ≥ 0.8×); '
                          + ('' if per100 is None else f'{per100:.4f} Redis commands per 100 admitted '
                             f'({"met" if per100 <= 1 else "missed"}: goal ≤ 1)'))
+    # Leased against Bucket4j on the same keys: the goal on the hot key, for information on many keys.
+    for mode, nkeys, t, ops, p50, p99, per100 in lease_rows:
+        bucket4j = next((r[3] for r in lease_rows if r[0] == 'bucket4j' and r[1] == nkeys and r[2] == t), None)
+        if mode != 'lease' or not bucket4j:
+            continue
+        what = 'hot key' if nkeys == '1' else f'{nkeys} keys'
+        goal = f'; goal ≥ 10×: {"met" if ops >= 10 * bucket4j else "missed"}' if nkeys == '1' else ''
+        lines.append(f'- {t} threads, {what}: leased {ops:,.0f}/s = {ops / bucket4j:.1f}× Bucket4j '
+                     f'({bucket4j:,.0f}/s{goal})')
 open(out, 'w').write('\n'.join(lines) + '\n')
 print('\n'.join(lines))
 PY
