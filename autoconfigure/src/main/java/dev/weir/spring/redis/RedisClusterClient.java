@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -94,6 +95,8 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
   private final boolean lease;
   private final byte[][] instancesKey;
   private final byte[] instanceId = ascii(UUID.randomUUID().toString());
+  /** Numbers of this instance's lease receipts ({@link #nextReceipt}). */
+  private final AtomicLong receipts = new AtomicLong();
   private volatile int liveInstances;
   private volatile @Nullable RedisFuture<Long> heartbeat;
   private int failedConnects; // connector thread only
@@ -319,6 +322,15 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
       return null;
     }
     return RedisLeases.gcra(this, key(limit), limit);
+  }
+
+  /**
+   * The next number of a lease receipt of this instance: one counter for all its limits, so that a
+   * limiter made again for the same key (its key evicted and seen again) never names a receipt that
+   * an earlier lease of the key still holds in Redis.
+   */
+  long nextReceipt() {
+    return receipts.incrementAndGet();
   }
 
   /** This instance's id, as it announces itself and names its leases. */

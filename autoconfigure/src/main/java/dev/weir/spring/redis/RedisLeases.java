@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -46,7 +45,6 @@ final class RedisLeases implements ClusterLeases {
   private final byte[] demandsKey;
   private final byte[] instanceKey;
   private final byte[] instance;
-  private final AtomicLong receipts = new AtomicLong();
 
   private RedisLeases(RedisClusterClient client, boolean window, String key, byte[][] fixed) {
     this.client = client;
@@ -101,7 +99,7 @@ final class RedisLeases implements ClusterLeases {
 
   @Override
   public CompletableFuture<ClusterLease> lease(LeaseRequest request) {
-    String receipt = key + ":r:" + client.instanceId() + "." + receipts.incrementAndGet();
+    String receipt = key + ":r:" + client.instanceId() + "." + client.nextReceipt();
     byte[] receiptKey = utf8(receipt);
     ClusterLease settle = request.settle();
     boolean settles = settle != null && !settle.receipt().isEmpty() && request.unused() > 0;

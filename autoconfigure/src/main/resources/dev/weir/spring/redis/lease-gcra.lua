@@ -17,7 +17,7 @@
 -- A grant of n permits moves TAT as n calls at once would (gcra.lua): n <= the free permits. Its
 -- permits are spent in [g, g + v], so the spends in any span [a, b] come from grants in [a - v, b]
 -- and number at most (b - a + v) / emission + capacity: per duration, count * (1 + v / duration) +
--- burst. A give-back moves TAT back by the unspent permits, once per lease (its receipt is deleted);
+-- count + burst (the capacity, as without leases). A give-back moves TAT back by the unspent permits, once per lease (its receipt is deleted);
 -- a receipt that expired or a state that was flushed or expired leaves nothing to move back.
 local op = ARGV[1]
 local emission = tonumber(ARGV[2])

@@ -2,7 +2,7 @@ package dev.weir.internal.call;
 
 import dev.weir.cluster.ClusterCounter;
 import dev.weir.cluster.ClusterKeyLimit;
-import dev.weir.cluster.ClusterLeases;
+import dev.weir.cluster.ClusterClient;
 import dev.weir.cluster.ClusterLimit;
 import dev.weir.internal.cluster.ClusterFlowLimiter;
 import dev.weir.internal.cluster.ClusterGuard;
@@ -80,13 +80,8 @@ final class Limiters {
     if (!cluster.lease) {
       return perCall;
     }
-    ClusterLeases leases;
-    try {
-      leases = cluster.client.leases(limit);
-    } catch (RuntimeException e) {
-      leases = null; // a client that cannot: per call
-    }
-    return LeasedFlowLimiter.of(cluster, leases, perCall, rule.count(), rule.interval().toNanos());
+    ClusterClient client = cluster.client;
+    return LeasedFlowLimiter.of(cluster, () -> client.leases(limit), perCall, rule.count(), rule.interval().toNanos());
   }
 
   private FlowLimiter localFlow(FlowRule rule) {
@@ -134,13 +129,8 @@ final class Limiters {
     if (!cluster.lease) {
       return perCall;
     }
-    ClusterLeases leases;
-    try {
-      leases = cluster.client.keyLeases(limit);
-    } catch (RuntimeException e) {
-      leases = null;
-    }
-    return LeasedFlowLimiter.of(cluster, leases, perCall, count, rule.duration().toNanos());
+    ClusterClient client = cluster.client;
+    return LeasedFlowLimiter.of(cluster, () -> client.keyLeases(limit), perCall, count, rule.duration().toNanos());
   }
 
   /** A limiter of one argument value of {@code rule}, at {@code count} (the rule's, or the value's exception). */

@@ -17,9 +17,9 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.atomic.LongAdder;
+import java.util.Objects;
 import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -103,12 +103,17 @@ import org.jspecify.annotations.Nullable;
 public final class LeasedFlowLimiter extends FlowLimiter {
 
   /**
-   * The estimated heap a leased key's limiter holds beyond a per-call key's ({@code TrackedKeys}):
-   * this limiter and its atomics (about 280 bytes), and a lease in hand with the store's answer and
-   * its receipt (about 300), counted from their fields on a 64-bit JVM with compressed references
-   * (not measured); so that a rule's key budget bounds leased keys too.
+   * The estimated heap a key's limiter holds with leases on, beyond a per-call key's
+   * ({@code TrackedKeys}), while it is cold: this object (about 184 bytes: 11 references, 15 longs
+   * and doubles, 4 booleans), its {@code watched} flag and the supplier of its leases (about 40),
+   * counted from their fields on a 64-bit JVM with compressed references (not measured); so that a
+   * rule's key budget bounds leased keys too. A hot key holds besides its store's leases, the lease
+   * in hand and the store's answer (about 500 bytes more, not in the budget): a key is hot only while
+   * an instance asks it 8 permits per lease validity or more, so an instance serving R calls per
+   * second holds at most R / 800 hot keys of a rule whose validity is 10 ms, and never more than
+   * the table's 10,000 keys.
    */
-  public static final long KEY_BYTES = 576;
+  public static final long KEY_BYTES = 224;
 
   /** The bit of a token of a permit spent from a lease; the lease's id is in the lower bits. */
   static final long LEASE_TOKEN = 1L << 62;
@@ -139,6 +144,12 @@ public final class LeasedFlowLimiter extends FlowLimiter {
   private static final VarHandle COLD_SINCE;
   private static final VarHandle COLD_PERMITS;
   private static final VarHandle HEATED;
+  private static final VarHandle LEASES;
+  private static final VarHandle UNSETTLED;
+  private static final VarHandle IDS;
+  private static final VarHandle GRANTED;
+  private static final VarHandle UNSPENT;
+  private static final VarHandle UNSERVED;
 
   static {
     try {
@@ -149,13 +160,24 @@ public final class LeasedFlowLimiter extends FlowLimiter {
       COLD_SINCE = lookup.findVarHandle(LeasedFlowLimiter.class, "coldSince", long.class);
       COLD_PERMITS = lookup.findVarHandle(LeasedFlowLimiter.class, "coldPermits", long.class);
       HEATED = lookup.findVarHandle(LeasedFlowLimiter.class, "heated", boolean.class);
+      LEASES = lookup.findVarHandle(LeasedFlowLimiter.class, "leases", ClusterLeases.class);
+      UNSETTLED = lookup.findVarHandle(LeasedFlowLimiter.class, "unsettled", Settlement.class);
+      IDS = lookup.findVarHandle(LeasedFlowLimiter.class, "ids", long.class);
+      GRANTED = lookup.findVarHandle(LeasedFlowLimiter.class, "granted", long.class);
+      UNSPENT = lookup.findVarHandle(LeasedFlowLimiter.class, "unspent", long.class);
+      UNSERVED = lookup.findVarHandle(LeasedFlowLimiter.class, "unservedPermits", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
   }
 
   final ClusterGuard guard;
-  private final ClusterLeases leases;
+  /** Makes {@link #leases} when this limiter first turns hot; null when the store cannot lease. */
+  private final Supplier<@Nullable ClusterLeases> leasesOf;
+  /** The store's leases of this limit: made when this limiter first turns hot, so that a cold key holds none. */
+  private volatile @Nullable ClusterLeases leases;
+  /** Set when {@link #leasesOf} made nothing (or threw): this limiter stays cold. */
+  private volatile boolean cannotLease;
   /** Per-call decisions and the fallback. */
   final ClusterFlowLimiter perCall;
   private final EngineClock clock;
@@ -178,21 +200,28 @@ public final class LeasedFlowLimiter extends FlowLimiter {
   @SuppressWarnings("unused") // through PENDING
   private volatile @Nullable RoundTrip pending;
   private volatile @Nullable Refusal refusal;
-  private final AtomicReference<@Nullable Settlement> unsettled = new AtomicReference<>();
-  private final AtomicLong ids = new AtomicLong();
+  /** A settlement no request has carried yet; through {@link #UNSETTLED}. */
+  @SuppressWarnings("unused")
+  private volatile @Nullable Settlement unsettled;
+  /** The last lease's id; through {@link #IDS}. */
+  @SuppressWarnings("unused")
+  private volatile long ids;
   /** Whether the guard's timer holds a task for this limiter; set by {@link LeaseTimer} only. */
   final AtomicBoolean watched = new AtomicBoolean();
-  /** Permits granted in every lease installed so far. */
-  private final AtomicLong granted = new AtomicLong();
-  /** Permits of closed leases that were not spent. */
-  private final AtomicLong unspent = new AtomicLong();
+  /** Permits granted in every lease installed so far; through {@link #GRANTED}. */
+  @SuppressWarnings("unused")
+  private volatile long granted;
+  /** Permits of closed leases that were not spent; through {@link #UNSPENT}. */
+  @SuppressWarnings("unused")
+  private volatile long unspent;
   /**
    * Permits of calls the leases did not serve: refused because the store refused (here or in a
    * lease), or decided by the fallback because it could not answer. With the permits spent, what
    * this instance asks for, so that its demand ({@link #demand()}) is not underestimated while the
    * limit is short, and a busy limiter stays hot ({@link #measure}) while the store fails.
    */
-  private final LongAdder unservedPermits = new LongAdder();
+  @SuppressWarnings("unused") // through UNSERVED
+  private volatile long unservedPermits;
   /** Spending rate at the last request, permits per nanosecond; see {@link #measure}. */
   private double rate;
   private long measuredAt = Long.MIN_VALUE;
@@ -232,10 +261,10 @@ public final class LeasedFlowLimiter extends FlowLimiter {
    * @param count the rule's (or the key's) count per {@code intervalNanos}
    * @param perCall the same rule's per-call limiter: asked for what leases cannot serve, and for fallbacks
    */
-  LeasedFlowLimiter(ClusterGuard guard, ClusterLeases leases, ClusterFlowLimiter perCall, double count,
+  LeasedFlowLimiter(ClusterGuard guard, Supplier<@Nullable ClusterLeases> leasesOf, ClusterFlowLimiter perCall, double count,
       long intervalNanos) {
     this.guard = guard;
-    this.leases = leases;
+    this.leasesOf = leasesOf;
     this.perCall = perCall;
     this.clock = guard.clock;
     this.limit = (long) Math.floor(count);
@@ -247,15 +276,16 @@ public final class LeasedFlowLimiter extends FlowLimiter {
   }
 
   /**
-   * The limiter of a rule or key with {@code leases}, or {@code perCall} itself when there are none
-   * (the store cannot lease) or the count is below 1 (nothing to lease: the store refuses per call).
+   * The limiter of a rule or key whose leases {@code leasesOf} makes (when it first turns hot; a
+   * supplier that answers null or throws, a store that cannot lease, leaves it deciding per call),
+   * or {@code perCall} itself when the count is below 1 (nothing to lease: the store refuses per call).
    */
-  public static FlowLimiter of(ClusterGuard guard, @Nullable ClusterLeases leases, ClusterFlowLimiter perCall,
-      double count, long intervalNanos) {
-    if (leases == null || count < 1) {
+  public static FlowLimiter of(ClusterGuard guard, Supplier<@Nullable ClusterLeases> leasesOf,
+      ClusterFlowLimiter perCall, double count, long intervalNanos) {
+    if (count < 1) {
       return perCall;
     }
-    return new LeasedFlowLimiter(guard, leases, perCall, count, intervalNanos);
+    return new LeasedFlowLimiter(guard, leasesOf, perCall, count, intervalNanos);
   }
 
   /**
@@ -331,7 +361,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
       Refusal refused = refusal;
       if (refused != null && now - refused.until < 0) {
         guard.blocked.increment();
-        unservedPermits.add(permits);
+        UNSERVED.getAndAdd(this, (long) permits);
         return refused(refused.retryAt - now); // the store's retry-after, though it is asked again sooner
       }
       RoundTrip joined = (RoundTrip) PENDING.getVolatile(this);
@@ -378,16 +408,38 @@ public final class LeasedFlowLimiter extends FlowLimiter {
       COLD_PERMITS.setVolatile(this, 0L);
     }
     long asked = (long) COLD_PERMITS.getAndAdd(this, (long) permits) + permits;
-    if (asked < HOT_PERMITS) {
+    return asked >= HOT_PERMITS && heat();
+  }
+
+  /** Turns this limiter hot, making its leases first; false (and cold for good) when the store cannot lease. */
+  private boolean heat() {
+    if (!canLease()) {
       return false;
     }
-    heat();
+    heated = true; // before hot: the request a call sends once it sees hot sees heated too
+    hot = true;
     return true;
   }
 
-  private void heat() {
-    heated = true; // before hot: the request a call sends once it sees hot sees heated too
-    hot = true;
+  private boolean canLease() {
+    if (leases != null) {
+      return true;
+    }
+    if (cannotLease) {
+      return false;
+    }
+    ClusterLeases made;
+    try {
+      made = leasesOf.get();
+    } catch (RuntimeException e) {
+      made = null;
+    }
+    if (made == null) {
+      cannotLease = true;
+      return false;
+    }
+    LEASES.compareAndSet(this, null, made); // two threads may make one each: one is kept, the other never used
+    return true;
   }
 
   /**
@@ -428,7 +480,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
     }
     if (answer != null && answer.refused()) {
       guard.blocked.increment();
-      unservedPermits.add(permits);
+      UNSERVED.getAndAdd(this, (long) permits);
       return refused(TimeUnit.MILLISECONDS.toNanos(answer.retryAfterMillis()));
     }
     return AGAIN;
@@ -436,7 +488,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
 
   private long fallBack(FallbackReason reason, int permits, long now, boolean waits) {
     guard.fellBack(reason);
-    unservedPermits.add(permits);
+    UNSERVED.getAndAdd(this, (long) permits);
     return perCall.fallBack(permits, now, waits);
   }
 
@@ -468,7 +520,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
     if (following != null && settleIfEnded(following, trip.sentAt)) {
       NEXT.compareAndSet(this, following, null);
     }
-    Settlement settlement = unsettled.getAndSet(null);
+    Settlement settlement = (Settlement) UNSETTLED.getAndSet(this, null);
     measure(trip.sentAt);
     long minimum = scarce ? Math.max(trip.minimum, scarceBlock()) : trip.minimum;
     trip.askedBlock = minimum > trip.minimum;
@@ -479,7 +531,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
       LeaseRequest request = new LeaseRequest(wanted, minimum, validNanos, ahead, demand,
           settlement == null ? null : settlement.lease, settlement == null ? 0 : settlement.unused);
       guard.leaseRequests.increment();
-      future = leases.lease(request);
+      future = Objects.requireNonNull(leases, "leased while hot only").lease(request);
       if (settlement != null) {
         guard.returnedPermits.add(settlement.unused);
       }
@@ -506,7 +558,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
     if (following != null) {
       inHand += Math.max(0, following.get());
     }
-    long spentTotal = granted.get() - inHand - unspent.get() + unservedPermits.sum();
+    long spentTotal = granted - inHand - unspent + unservedPermits;
     long elapsed = now - measuredAt;
     // The first request after turning hot only starts a measurement: the calls decided per call
     // before it are not in spentTotal, so a rate over the time since the last request (made before
@@ -565,9 +617,9 @@ public final class LeasedFlowLimiter extends FlowLimiter {
         : answer.remaining() < scarceBlock();
     if (answer.granted() > 0) {
       guard.leasedPermits.add(answer.granted());
-      granted.addAndGet(answer.granted());
+      GRANTED.getAndAdd(this, answer.granted());
       long valid = Math.min(answer.validNanos(), validNanos);
-      Lease fresh = new Lease(ids.incrementAndGet() & ID_MASK, answer, trip.sentAt, valid);
+      Lease fresh = new Lease(((long) IDS.getAndAdd(this, 1L) + 1) & ID_MASK, answer, trip.sentAt, valid);
       refusal = null;
       Lease old = current;
       if (trip.ahead && old.get() > 0 && clock.read() - old.endsAt < 0) {
@@ -607,13 +659,13 @@ public final class LeasedFlowLimiter extends FlowLimiter {
   private void settle(Lease lease) {
     long unused = lease.close();
     if (unused > 0 && lease.grant != null) {
-      unspent.addAndGet(unused);
+      UNSPENT.getAndAdd(this, unused);
       requeue(new Settlement(lease.grant, unused));
     }
   }
 
   private void requeue(@Nullable Settlement settlement) {
-    if (settlement != null && !unsettled.compareAndSet(null, settlement)) {
+    if (settlement != null && !UNSETTLED.compareAndSet(this, null, settlement)) {
       giveBack(settlement); // one is queued already: this one goes now
     }
   }
@@ -623,7 +675,10 @@ public final class LeasedFlowLimiter extends FlowLimiter {
       return; // the store fails: the lease ends on its own there
     }
     try {
-      leases.giveBack(settlement.lease, settlement.unused);
+      ClusterLeases store = leases;
+      if (store != null) { // a settlement exists only after a lease, which made the leases
+        store.giveBack(settlement.lease, settlement.unused);
+      }
       guard.returnedPermits.add(settlement.unused);
     } catch (RuntimeException | Error e) {
       // best effort: the lease ends on its own in the store
@@ -656,7 +711,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
       }
     }
     if (PENDING.getVolatile(this) == null) {
-      Settlement settlement = unsettled.getAndSet(null);
+      Settlement settlement = (Settlement) UNSETTLED.getAndSet(this, null);
       if (settlement != null) {
         giveBack(settlement);
       }
@@ -671,7 +726,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
     if (PENDING.getVolatile(this) != null) {
       return guard.timeoutNanos();
     }
-    if (unsettled.get() != null) {
+    if (unsettled != null) {
       return 0;
     }
     long soonest = -1;
@@ -691,7 +746,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
       settle(following);
     }
     settle(current);
-    Settlement settlement = unsettled.getAndSet(null);
+    Settlement settlement = (Settlement) UNSETTLED.getAndSet(this, null);
     if (settlement != null) {
       giveBack(settlement);
     }
