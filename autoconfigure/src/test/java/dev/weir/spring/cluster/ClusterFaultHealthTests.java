@@ -56,6 +56,7 @@ class ClusterFaultHealthTests extends WithRedisServer {
           "inFlight");
       assertThat(map(up.get("decisions"))).containsOnlyKeys("admitted", "blocked", "fallback");
       assertThat(map(up.get("decisions")).get("admitted")).isEqualTo(status.admitted());
+      assertThat(status.leaseRequests() > 0).as("the rule leased").isEqualTo(shape.startsWith("lease"));
 
       redis.kill();
       Map<String, Object> killed = cluster(indicator);

@@ -51,6 +51,7 @@ class ClusterFaultKeyTests extends WithRedisServer {
       assertThat(run.admitted()).as("decided by Redis: " + run).isEqualTo(3);
       assertThat(run.blocked()).isEqualTo(1);
       assertThat(run.fallbacks()).as("no fallback, NOSCRIPT included: " + run).isZero();
+      assertThat(status.leaseRequests() > 0).as("the key leased").isEqualTo(shape.startsWith("lease"));
     }
   }
 

@@ -146,6 +146,7 @@ class ClusterSentinelFailoverTests {
       // exceed it by its block (or its call).
       assertThat(counted).as("counted by the new master, by what Redis answered: %s", ledger)
           .isLessThanOrEqualTo(ledger.mostCounted());
+      assertThat(status.leaseRequests() > 0).as("the rule leased").isEqualTo(leases);
       if (leases) {
         // Nothing spent beyond the leases: the calls admitted from them are at most what was leased
         // and not given back (a lease that ended while the breaker was open keeps its rest counted
