@@ -6,7 +6,7 @@ import static dev.weir.spring.cluster.ClusterFaults.awaitConnected;
 import static dev.weir.spring.cluster.ClusterFaults.awaitStoreAdmits;
 import static dev.weir.spring.cluster.ClusterFaults.guarded;
 import static dev.weir.spring.cluster.ClusterFaults.millis;
-import static dev.weir.spring.cluster.ClusterFaults.props;
+import static dev.weir.spring.cluster.ClusterFaults.shape;
 import static dev.weir.spring.cluster.ClusterFaults.start;
 import static dev.weir.spring.cluster.ClusterFaults.status;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,21 +23,24 @@ import dev.weir.spring.cluster.ClusterFaults.Window;
 import dev.weir.spring.redis.RedisClusterClient;
 import dev.weir.spring.test.RedisServer;
 import java.time.Duration;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * Faults of the connection rather than of the process: Redis closing the client's connection,
- * Redis answering with errors, Redis frozen while the application starts or stops.
+ * Redis answering with errors, Redis frozen while the application starts or stops. Each drill runs
+ * per call ({@code window}) and with leases ({@code lease-window}, see {@link ClusterFaults#shape}).
  */
 class ClusterFaultConnectionTests extends WithRedisServer {
 
   private static final Duration TIMEOUT = Duration.ofMillis(50);
 
 
-  @Test
-  void aConnectionClosedByRedisIsReopenedAndRedisDecidesAgain() {
-    ConfigurableApplicationContext context = start(redis.port(), props());
+  @ParameterizedTest(name = "rules: {0}")
+  @ValueSource(strings = {"window", "lease-window"})
+  void aConnectionClosedByRedisIsReopenedAndRedisDecidesAgain(String shape) {
+    ConfigurableApplicationContext context = start(redis.port(), shape(shape));
     Load load = null;
     try {
       ClusterFaultApplication.Guarded guarded = guarded(context);
@@ -48,8 +51,12 @@ class ClusterFaultConnectionTests extends WithRedisServer {
       Counts initial = Counts.of(status);
       load = new Load("client-kill", 4, TIMEOUT, guarded::call);
       ClusterFaults.sleep(200); // load on a healthy Redis
-      Counts atKill = Counts.of(status);
       Object killed = redis.call("CLIENT", "KILL", "TYPE", "normal"); // every client but this call's own
+      // With leases, the refusal Redis answered last before the kill goes on refusing calls here (and
+      // counting them as its refusals) for up to 100 ms: past that, what is counted as decided by
+      // Redis was answered by it after the kill.
+      ClusterFaults.afterLastAnswers(shape, Duration.ofSeconds(1));
+      Counts atKill = Counts.of(status);
       long recovery = await("Redis decides again after its clients were killed",
           () -> status.admitted() + status.blocked() > atKill.admitted() + atKill.blocked() + 50);
       ClusterFaults.sleep(100);
@@ -78,16 +85,18 @@ class ClusterFaultConnectionTests extends WithRedisServer {
    * With a deadline far beyond any answer of a live Redis (2 s), a decision that ended in a
    * timeout waited for an error that had come: so none may, and the breaker opens on errors alone.
    */
-  @Test
-  void errorRepliesFallBackWithReasonErrorOpenTheBreakerAndStopOnceTheKeyIsUsableAgain() {
-    ConfigurableApplicationContext context = start(redis.port(), props("weir.cluster.timeout", "2s"));
+  @ParameterizedTest(name = "rules: {0}")
+  @ValueSource(strings = {"window", "lease-window"})
+  void errorRepliesFallBackWithReasonErrorOpenTheBreakerAndStopOnceTheKeyIsUsableAgain(String shape) {
+    ConfigurableApplicationContext context = start(redis.port(), shape(shape, "weir.cluster.timeout", "2s"));
     try {
       ClusterFaultApplication.Guarded guarded = guarded(context);
       ClusterStatus status = status(context);
       awaitConnected(context);
       awaitStoreAdmits(status, guarded::call);
-      String key = context.getBean(RedisClusterClient.class)
-          .key(new ClusterLimit(ClusterFaultApplication.RESOURCE, "all", 20, Duration.ofSeconds(1)));
+      RedisClusterClient client = context.getBean(RedisClusterClient.class);
+      ClusterLimit limit = new ClusterLimit(ClusterFaultApplication.RESOURCE, "all", 20, Duration.ofSeconds(1));
+      String key = client.leasing() ? client.leaseKey(limit) : client.key(limit); // the key the rule's script counts on
       assertThat(redis.call("DEL", key)).isEqualTo(1L);
       assertThat(redis.call("SET", key, "not a hash")).isEqualTo("OK"); // the script's HGETALL fails: WRONGTYPE
 
@@ -116,11 +125,12 @@ class ClusterFaultConnectionTests extends WithRedisServer {
     }
   }
 
-  @Test
-  void redisFrozenAtStartupDelaysNeitherTheStartNorAnyCallAndIsUsedOnceItAnswers() {
+  @ParameterizedTest(name = "rules: {0}")
+  @ValueSource(strings = {"window", "lease-window"})
+  void redisFrozenAtStartupDelaysNeitherTheStartNorAnyCallAndIsUsedOnceItAnswers(String shape) {
     redis.pause(); // the kernel accepts the connection, nothing answers the handshake
     long starting = System.nanoTime();
-    ConfigurableApplicationContext context = start(redis.port(), props());
+    ConfigurableApplicationContext context = start(redis.port(), shape(shape));
     long startup = System.nanoTime() - starting;
     try {
       ClusterFaultApplication.Guarded guarded = guarded(context);
@@ -166,9 +176,10 @@ class ClusterFaultConnectionTests extends WithRedisServer {
    * until the test ends, so a close that waited for those answers would return only when the
    * client's own command timeout (set here to 20 s) gave up on them; the close must take less.
    */
-  @Test
-  void theApplicationClosesPromptlyWhileRedisIsFrozen() {
-    ConfigurableApplicationContext context = start(redis.port(), props("spring.data.redis.timeout", "20s"));
+  @ParameterizedTest(name = "rules: {0}")
+  @ValueSource(strings = {"window", "lease-window"})
+  void theApplicationClosesPromptlyWhileRedisIsFrozen(String shape) {
+    ConfigurableApplicationContext context = start(redis.port(), shape(shape, "spring.data.redis.timeout", "20s"));
     ClusterFaultApplication.Guarded guarded = guarded(context);
     ClusterStatus status = status(context);
     awaitConnected(context);

@@ -5,7 +5,7 @@ import static dev.weir.spring.cluster.ClusterFaults.awaitConnected;
 import static dev.weir.spring.cluster.ClusterFaults.awaitStoreAdmits;
 import static dev.weir.spring.cluster.ClusterFaults.guarded;
 import static dev.weir.spring.cluster.ClusterFaults.millis;
-import static dev.weir.spring.cluster.ClusterFaults.props;
+import static dev.weir.spring.cluster.ClusterFaults.shape;
 import static dev.weir.spring.cluster.ClusterFaults.start;
 import static dev.weir.spring.cluster.ClusterFaults.status;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,12 +23,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * The {@code allow} and {@code deny} fallbacks while Redis is killed. Each rule's count is chosen so
  * that neither Redis nor a local limiter could give the outcome asserted: only the fallback can.
+ * Each drill runs per call ({@code window}) and with leases ({@code lease-window}, see
+ * {@link ClusterFaults#shape}).
  */
 class ClusterFaultFallbackTests extends WithRedisServer {
 
@@ -36,9 +39,10 @@ class ClusterFaultFallbackTests extends WithRedisServer {
   private static final int CALLS = 200;
 
 
-  @Test
-  void allowLetsEveryCallThroughWhileRedisIsDown() {
-    ConfigurableApplicationContext context = start(redis.port(), props(
+  @ParameterizedTest(name = "rules: {0}")
+  @ValueSource(strings = {"window", "lease-window"})
+  void allowLetsEveryCallThroughWhileRedisIsDown(String shape) {
+    ConfigurableApplicationContext context = start(redis.port(), shape(shape,
         "weir.cluster.fallback", "allow", "weir.flow[0].count", "1", "weir.flow[0].interval", "10s"));
     try {
       ClusterFaultApplication.Guarded guarded = guarded(context);
@@ -48,6 +52,9 @@ class ClusterFaultFallbackTests extends WithRedisServer {
       assertThatThrownBy(guarded::call).as("Redis enforces the count of 1").isInstanceOf(FlowException.class);
 
       redis.kill();
+      // With leases, the refusal Redis answered last is kept here for 100 ms: until then a call is
+      // refused by Redis' answer, not let through by the fallback.
+      ClusterFaults.afterLastAnswers(shape, Duration.ofSeconds(10));
       Counts before = Counts.of(status);
       int passed = 0;
       try (CallTimer timer = new CallTimer()) {
@@ -64,9 +71,10 @@ class ClusterFaultFallbackTests extends WithRedisServer {
     }
   }
 
-  @Test
-  void denyRefusesEveryCallWithAFlowExceptionWhileRedisIsDown() {
-    ConfigurableApplicationContext context = start(redis.port(), props(
+  @ParameterizedTest(name = "rules: {0}")
+  @ValueSource(strings = {"window", "lease-window"})
+  void denyRefusesEveryCallWithAFlowExceptionWhileRedisIsDown(String shape) {
+    ConfigurableApplicationContext context = start(redis.port(), shape(shape,
         "weir.cluster.fallback", "deny", "weir.flow[0].count", "100000", "weir.flow[0].interval", "10s"));
     try {
       Weir weir = context.getBean(Weir.class);
@@ -75,6 +83,9 @@ class ClusterFaultFallbackTests extends WithRedisServer {
       awaitStoreAdmits(status, () -> weir.entry(ClusterFaultApplication.RESOURCE).close());
 
       redis.kill();
+      // With leases, the lease held at the kill stays spendable to its end (100 ms, a hundredth of
+      // the interval): Redis counted it. Only then does the fallback decide.
+      ClusterFaults.afterLastAnswers(shape, Duration.ofSeconds(10));
       Counts before = Counts.of(status);
       List<FlowException> refusals = new ArrayList<>();
       try (CallTimer timer = new CallTimer()) {

@@ -4,7 +4,7 @@ import static dev.weir.spring.cluster.ClusterFaults.await;
 import static dev.weir.spring.cluster.ClusterFaults.awaitConnected;
 import static dev.weir.spring.cluster.ClusterFaults.awaitStoreAdmits;
 import static dev.weir.spring.cluster.ClusterFaults.guarded;
-import static dev.weir.spring.cluster.ClusterFaults.props;
+import static dev.weir.spring.cluster.ClusterFaults.shape;
 import static dev.weir.spring.cluster.ClusterFaults.start;
 import static dev.weir.spring.cluster.ClusterFaults.status;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -15,7 +15,8 @@ import dev.weir.FlowException;
 import dev.weir.spring.actuate.WeirHealthIndicator;
 import dev.weir.spring.test.RedisServer;
 import java.util.Map;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -23,16 +24,18 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * The {@code cluster} details of the {@code weir} health contributor through a Redis that is up,
  * killed, and back: reachability with the error, the breaker, the decisions; the contributor itself
- * stays {@code UP}.
+ * stays {@code UP}. With leases ({@code lease-window}) the details are the same: a call admitted
+ * from a lease counts as admitted by Redis, once.
  */
 class ClusterFaultHealthTests extends WithRedisServer {
 
-  @Test
-  void clusterDetailsFollowRedisThroughAKillAndARestart() {
+  @ParameterizedTest(name = "rules: {0}")
+  @ValueSource(strings = {"window", "lease-window"})
+  void clusterDetailsFollowRedisThroughAKillAndARestart(String shape) {
     // A breaker that stays open long enough to be read; a deadline (the health ping's too) that a
     // live Redis meets on a busy machine, so that it is reachable whenever it is up. A dead one
     // fails at once: the breaker opens on errors.
-    ConfigurableApplicationContext context = start(redis.port(), props(
+    ConfigurableApplicationContext context = start(redis.port(), shape(shape,
         "weir.cluster.timeout", "2s", "weir.cluster.open-duration", "2s"));
     try {
       ClusterFaultApplication.Guarded guarded = guarded(context);
@@ -48,7 +51,12 @@ class ClusterFaultHealthTests extends WithRedisServer {
           .containsEntry("fallback", "local")
           .containsKey("pingMillis")
           .doesNotContainKey("error");
+      // The same details with leases as without: nothing about leases is added.
+      assertThat(up).containsOnlyKeys("store", "reachable", "pingMillis", "breaker", "fallback", "decisions",
+          "inFlight");
+      assertThat(map(up.get("decisions"))).containsOnlyKeys("admitted", "blocked", "fallback");
       assertThat(map(up.get("decisions")).get("admitted")).isEqualTo(status.admitted());
+      assertThat(status.leaseRequests() > 0).as("the rule leased").isEqualTo(shape.startsWith("lease"));
 
       redis.kill();
       Map<String, Object> killed = cluster(indicator);

@@ -5,7 +5,6 @@ import static dev.weir.spring.cluster.ClusterFaults.awaitConnected;
 import static dev.weir.spring.cluster.ClusterFaults.awaitStoreAdmits;
 import static dev.weir.spring.cluster.ClusterFaults.guarded;
 import static dev.weir.spring.cluster.ClusterFaults.millis;
-import static dev.weir.spring.cluster.ClusterFaults.props;
 import static dev.weir.spring.cluster.ClusterFaults.shape;
 import static dev.weir.spring.cluster.ClusterFaults.scriptSha;
 import static dev.weir.spring.cluster.ClusterFaults.start;
@@ -25,7 +24,6 @@ import dev.weir.spring.test.RedisServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -124,11 +122,12 @@ class ClusterFaultRecoveryTests extends WithRedisServer {
     }
   }
 
-  @Test
-  void redisDownAtStartupLetsTheApplicationStartOnTheFallbackAndIsUsedOnceItComesUp() {
+  @ParameterizedTest(name = "rules: {0}")
+  @ValueSource(strings = {"window", "lease-window"})
+  void redisDownAtStartupLetsTheApplicationStartOnTheFallbackAndIsUsedOnceItComesUp(String shape) {
     redis.kill(); // the port refuses connections
     long starting = System.nanoTime();
-    ConfigurableApplicationContext context = start(redis.port(), props(
+    ConfigurableApplicationContext context = start(redis.port(), shape(shape,
         "weir.flow[0].count", "3", "weir.flow[0].interval", "10s"));
     long startup = System.nanoTime() - starting;
     try {
@@ -193,9 +192,10 @@ class ClusterFaultRecoveryTests extends WithRedisServer {
    * applied later to a Redis that was restarted in the meantime: that Redis would start its new
    * window with calls that were never admitted by it, here refused by {@code deny}.
    */
-  @Test
-  void decisionsGivenUpOnWhileRedisWasDownAreNotCountedByTheRestartedRedis() {
-    ConfigurableApplicationContext context = start(redis.port(), props(
+  @ParameterizedTest(name = "rules: {0}")
+  @ValueSource(strings = {"window", "lease-window"})
+  void decisionsGivenUpOnWhileRedisWasDownAreNotCountedByTheRestartedRedis(String shape) {
+    ConfigurableApplicationContext context = start(redis.port(), shape(shape,
         "weir.cluster.timeout", "100ms", "weir.cluster.fallback", "deny",
         "weir.cluster.open-duration", "200ms",
         "weir.flow[0].count", "5", "weir.flow[0].interval", "10s"));
@@ -203,8 +203,9 @@ class ClusterFaultRecoveryTests extends WithRedisServer {
       ClusterFaultApplication.Guarded guarded = guarded(context);
       ClusterStatus status = status(context);
       awaitConnected(context);
-      String key = context.getBean(RedisClusterClient.class)
-          .key(new ClusterLimit(ClusterFaultApplication.RESOURCE, "all", 5, Duration.ofSeconds(10)));
+      RedisClusterClient client = context.getBean(RedisClusterClient.class);
+      ClusterLimit limit = new ClusterLimit(ClusterFaultApplication.RESOURCE, "all", 5, Duration.ofSeconds(10));
+      String key = client.leasing() ? client.leaseKey(limit) : client.key(limit); // the key the rule's script counts on
 
       redis.kill();
       Counts beforeOutage = Counts.of(status);

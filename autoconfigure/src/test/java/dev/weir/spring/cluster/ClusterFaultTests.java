@@ -227,16 +227,9 @@ class ClusterFaultTests extends WithRedisServer {
     }
   }
 
-  /**
-   * With leases ({@code lease-*} shapes), waits until Redis' last answers before a kill or SIGSTOP
-   * have stopped deciding here: a lease held then is spent until its end (10 ms for these rules'
-   * 1 s interval), and a refusal is kept for up to 100 ms. Decisions counted as Redis' after this
-   * were answered by it later. Without leases, returns at once.
-   */
+  /** {@link ClusterFaults#afterLastAnswers} for these drills' rules of 1 s. */
   private static void afterLastAnswers(String shape) {
-    if (shape.startsWith("lease")) {
-      ClusterFaults.sleep(150);
-    }
+    ClusterFaults.afterLastAnswers(shape, Duration.ofSeconds(1));
   }
 
   /**

@@ -182,6 +182,21 @@ final class ClusterFaults {
     return map;
   }
 
+  /**
+   * With leases ({@code lease-*} shapes), waits until Redis' last answers before a fault (kill,
+   * SIGSTOP, failover) have stopped deciding on this instance, for a rule of {@code interval}: a
+   * lease held then is spent until its end (its validity, a hundredth of the interval, 5 ms to 10 s),
+   * and a refusal is kept for that long but at least 100 ms ({@code LeasedFlowLimiter}); 50 ms more
+   * for timers. Decisions counted as Redis' after this were answered by it later. Without leases,
+   * returns at once: a per-call decision ends with its call.
+   */
+  static void afterLastAnswers(String shape, Duration interval) {
+    if (shape.startsWith("lease")) {
+      long validity = Math.min(10_000, Math.max(5, interval.toMillis() / 100));
+      sleep(Math.max(100, validity) + 50);
+    }
+  }
+
   /** The SHA-1 of the script that decides {@code shape}. */
   static String scriptSha(String shape, boolean byShape) {
     return scriptSha(switch (shape) {

@@ -5,6 +5,7 @@ import static dev.weir.spring.cluster.ClusterFaults.awaitConnected;
 import static dev.weir.spring.cluster.ClusterFaults.awaitStoreAdmits;
 import static dev.weir.spring.cluster.ClusterFaults.guarded;
 import static dev.weir.spring.cluster.ClusterFaults.props;
+import static dev.weir.spring.cluster.ClusterFaults.shape;
 import static dev.weir.spring.cluster.ClusterFaults.start;
 import static dev.weir.spring.cluster.ClusterFaults.status;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,12 +23,14 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * {@code weir.cluster.fallback: share} with two instances (Spring contexts) and a real
  * {@code redis-server}: they announce themselves, learn that they are two, and once Redis is killed
- * each applies half the count, so together they keep the count.
+ * each applies half the count, so together they keep the count; with leases too ({@code lease-exact}).
  */
 @Timeout(120)
 class ClusterShareFallbackTests extends WithRedisServer {
@@ -58,10 +61,12 @@ class ClusterShareFallbackTests extends WithRedisServer {
     }
   }
 
-  @Test
-  void withRedisKilledTwoInstancesUnderThreadsTogetherKeepTheCountInEverySpan() throws Exception {
-    ConfigurableApplicationContext a = start(redis.port(), share());
-    ConfigurableApplicationContext b = start(redis.port(), share());
+  @ParameterizedTest(name = "rules: {0}")
+  @ValueSource(strings = {"exact", "lease-exact"})
+  void withRedisKilledTwoInstancesUnderThreadsTogetherKeepTheCountInEverySpan(String shape) throws Exception {
+    Map<String, String> share = shape(shape, "weir.cluster.fallback", "share", "weir.flow[0].count", "10");
+    ConfigurableApplicationContext a = start(redis.port(), share);
+    ConfigurableApplicationContext b = start(redis.port(), share);
     try {
       awaitConnected(a);
       awaitConnected(b);
@@ -69,6 +74,9 @@ class ClusterShareFallbackTests extends WithRedisServer {
       ClusterStatus statusA = status(a);
       awaitStoreAdmits(statusA, guarded(a)::call);
       redis.kill();
+      // With leases, what each instance holds of Redis' last answers decides until it ends (a lease
+      // of 10 ms, a refusal 100 ms): the shares decide after that.
+      ClusterFaults.afterLastAnswers(shape, Duration.ofSeconds(1));
       long fallbacksBefore = statusA.fallbacks() + status(b).fallbacks();
 
       // Each call on this JVM's clock, as the readings around it: its decision lies in between.
