@@ -119,7 +119,7 @@ for name, verdict, rows in sorted(tests):
     seen = [r for r in rows if r[1].replace(",", "") != "0"]
     forbidden = [r for r in seen if r[3] == "Forbidden"]
     states = "<br>".join(f"`{r[0]}` {r[1]} ({r[3].lower()})" for r in seen)
-    md.append(f"| `{name.replace('dev.weir.internal.limit.', '').replace('dev.weir.', '')}` | {'OK' if verdict == 'OK' else 'FAIL (' + verdict + ')'} | "
+    md.append(f"| `{name.replace('dev.weir.internal.limit.', '').replace('dev.weir.internal.cluster.', '').replace('dev.weir.', '')}` | {'OK' if verdict == 'OK' else 'FAIL (' + verdict + ')'} | "
               f"{states} | {len(forbidden) and ', '.join(r[0] for r in forbidden) or 'none'} |")
 md.append("")
 md.append("States are `r1, r2, ...` of each test's result object (see the test's Javadoc); samples are summed over "
@@ -129,7 +129,7 @@ md.append("")
 md.append("## Full tables")
 md.append("")
 for name, verdict, rows in sorted(tests):
-    md.append(f"### `{name.replace('dev.weir.internal.limit.', '').replace('dev.weir.', '')}` — {verdict}")
+    md.append(f"### `{name.replace('dev.weir.internal.limit.', '').replace('dev.weir.internal.cluster.', '').replace('dev.weir.', '')}` — {verdict}")
     md.append("")
     md.append("| State | Samples | Freq | Expect | Description |")
     md.append("| --- | ---: | ---: | --- | --- |")

@@ -565,7 +565,9 @@ public final class LeasedFlowLimiter extends FlowLimiter {
     // turning cold) would say cold at once. Its block is sized by the old rate, then grows 4x per lease.
     boolean fresh = heated && HEATED.compareAndSet(this, true, false);
     if (measuredAt != Long.MIN_VALUE && elapsed > 0 && !fresh) {
-      rate = (double) (spentTotal - spentAtMeasure) / elapsed;
+      // Never below 0: a permit refunded into the open lease after the last request counted it as
+      // spent lowers spentTotal, and a negative rate would make a negative demand (an invalid request).
+      rate = Math.max(0, (double) (spentTotal - spentAtMeasure) / elapsed);
       if (rate * validNanos < AHEAD_FROM && refusal == null) {
         // A block for half a validity would be below 2: lease no more until a span is hot again.
         // This round trip still goes (its call waits for it); the calls after it are decided per call.
