@@ -367,6 +367,36 @@ class ClusterLeaseTest {
     assertThat(store.counted("r")).isEqualTo(1_600);
   }
 
+  /**
+   * A lease spent to its last permit before its renewal came sizes the next one at least as large,
+   * though the calls that waited meanwhile lower the measured rate: otherwise the blocks shrink, run
+   * out sooner, and the instance waits more (the spiral measured at 64 threads). Renewals ahead are
+   * answered "ask later" here, so that the lease runs out; then the calls stall 4 ms.
+   */
+  @Test
+  void aLeaseSpentToItsEndBeforeItsRenewalSizesTheNextAtLeastAsLarge() {
+    store.askLaterAhead = true;
+    Weir weir = engine(ClusterFallback.DENY, rule(1_000_000));
+    assertThat(calls(weir, 30_000, 1_000)).isEqualTo(30_000);
+    ClusterStatus status = weir.cluster();
+    for (int i = 0; i < 10_000 && status.leasedPermits() - status.returnedPermits() > admittedFromLeases(status); i++) {
+      assertThat(calls(weir, 1, 1_000)).isEqualTo(1);
+    }
+    assertThat(status.leasedPermits() - status.returnedPermits()).as("the lease spent to its end")
+        .isEqualTo(admittedFromLeases(status));
+    long spent = store.leaseRequests.stream().filter(request -> !request.ahead()).reduce((a, b) -> b).orElseThrow()
+        .wanted();
+    assertThat(spent).as("the blocks grew to about half a validity at 1 call per us").isBetween(4_900L, 5_000L);
+    int asked = store.leaseRequests.size();
+    ticker.advance(Duration.ofMillis(4));
+    assertThat(calls(weir, 1, 1_000)).isEqualTo(1);
+    LeaseRequest next = store.leaseRequests.get(asked);
+    assertThat(next.ahead()).isFalse();
+    // Measured, the rate says about 2,000 (the permits spent since the last request, over the 4 ms
+    // stall and the time before); the lease that ran out says about 5,000.
+    assertThat(next.wanted()).as("the next block, after a lease of %s ran out", spent).isGreaterThanOrEqualTo(spent);
+  }
+
   @Test
   void aKeyOfAClusterParamFlowRuleIsLeased() {
     ParamFlowRule perKey = ParamFlowRule.builder("k").paramIndex(0).count(1_000_000).clusterMode(true).build();
