@@ -272,7 +272,8 @@ public class WeirProperties {
 
     /**
      * Whether instances lease blocks of permits from Redis and spend them locally, instead of asking
-     * Redis once per call (docs/cluster-leases.md).
+     * Redis once per call; a limit (or key) an instance asks fewer than 8 permits per lease validity
+     * is still decided per call, which costs less than a lease of one permit (docs/cluster-leases.md).
      */
     private boolean lease;
 
