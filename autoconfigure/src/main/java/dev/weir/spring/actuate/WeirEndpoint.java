@@ -228,9 +228,9 @@ public final class WeirEndpoint {
   }
 
   private ResourceDescriptor describe(String resource, RuleSet rules) {
-    RulesDescriptor rulesDescriptor = new RulesDescriptor(RulesJson.flow(rules.flow()),
-        RulesJson.degrade(rules.degrade()), RulesJson.paramFlow(rules.paramFlow()),
-        RulesJson.authority(rules.authority()));
+    RulesDescriptor rulesDescriptor = new RulesDescriptor(RulesJson.of(rules.flow()),
+        RulesJson.of(rules.degrade()), RulesJson.of(rules.paramFlow()),
+        RulesJson.of(rules.authority()));
     ResourceStatistics statistics = weir.statistics(resource);
     Map<String, Long> blocked = new LinkedHashMap<>();
     Map<String, Long> shadowBlocked = new LinkedHashMap<>();
@@ -271,21 +271,21 @@ public final class WeirEndpoint {
     List<String> changed = new ArrayList<>();
     if (posted.gives("flow")) {
       kinds.add(RuleKind.FLOW);
-      changed.add(change("flow", RulesJson.flow(before.flow()), RulesJson.flow(after.flow())));
+      changed.add(change("flow", RulesJson.of(before.flow()), RulesJson.of(after.flow())));
     }
     if (posted.gives("degrade")) {
       kinds.add(RuleKind.DEGRADE);
-      changed.add(change("degrade", RulesJson.degrade(before.degrade()), RulesJson.degrade(after.degrade())));
+      changed.add(change("degrade", RulesJson.of(before.degrade()), RulesJson.of(after.degrade())));
     }
     if (posted.gives("param-flow")) {
       kinds.add(RuleKind.PARAM_FLOW);
-      changed.add(change("param-flow", RulesJson.paramFlow(before.paramFlow()),
-          RulesJson.paramFlow(after.paramFlow())));
+      changed.add(change("param-flow", RulesJson.of(before.paramFlow()),
+          RulesJson.of(after.paramFlow())));
     }
     if (posted.gives("authority")) {
       kinds.add(RuleKind.AUTHORITY);
-      changed.add(change("authority", RulesJson.authority(before.authority()),
-          RulesJson.authority(after.authority())));
+      changed.add(change("authority", RulesJson.of(before.authority()),
+          RulesJson.of(after.authority())));
     }
     Principal principal = securityContext.getPrincipal();
     changes.changed(SOURCE, principal != null ? principal.getName() : null, resource, kinds,
