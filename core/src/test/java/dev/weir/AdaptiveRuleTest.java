@@ -131,6 +131,39 @@ class AdaptiveRuleTest {
     closeAll(open);
   }
 
+  /**
+   * Rounds of calls that fill the limit, each call ending as {@code end} says after {@code millis}:
+   * first fast successes (the baseline), then slow failures. Returns the limit after them.
+   */
+  private int limitAfterSlowFailures(int slowRounds, java.util.function.Consumer<Entry> end) {
+    Weir weir = engine(FlowRule.adaptive("r", 1, 100, 20));
+    for (int round = 0; round < 40; round++) {
+      List<Entry> open = fill(weir, Criticality.CRITICAL);
+      ticker.advance(Duration.ofMillis(10));
+      closeAll(open);
+    }
+    for (int round = 0; round < slowRounds; round++) {
+      List<Entry> open = fill(weir, Criticality.CRITICAL);
+      ticker.advance(Duration.ofMillis(400));
+      for (int i = open.size() - 1; i >= 0; i--) {
+        open.get(i).recordError(new IllegalStateException("slow dependency failed"));
+        end.accept(open.get(i));
+      }
+    }
+    return weir.statistics("r").adaptiveLimit();
+  }
+
+  @Test
+  void aCancelAfterARecordedErrorIsAFailureAsACloseIs() {
+    // Entry.cancel: "a cancel after recordError is a failed call, as a close". A slow failure is
+    // evidence of a queue; a cancel that dropped it left the limit where the fast calls put it.
+    int before = limitAfterSlowFailures(0, Entry::close);
+    int closed = limitAfterSlowFailures(40, Entry::close);
+    int cancelled = limitAfterSlowFailures(40, Entry::cancel);
+    assertThat(closed).as("slow failures closed move the limit").isNotEqualTo(before);
+    assertThat(cancelled).as("slow failures cancelled after recordError").isEqualTo(closed);
+  }
+
   @Test
   void theStartingLimitIsTheStatisticsAdaptiveLimit() {
     Weir weir = engine(FlowRule.adaptive("r", 1, 50, 7));

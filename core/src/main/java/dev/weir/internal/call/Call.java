@@ -198,7 +198,9 @@ public final class Call extends Entry implements Invocation {
 
   /** Releases every permit held: the call completed (its outcome, times and tokens go with it). */
   void releaseHeld() {
-    int outcome = cancelled ? FlowLimiter.CANCELLED : error != null ? FlowLimiter.FAILED : FlowLimiter.SUCCEEDED;
+    // An error recorded before a cancel decides: the call failed (Entry.cancel), as the statistics
+    // and the breakers count it. Only a cancel with no error recorded has no outcome.
+    int outcome = error != null ? FlowLimiter.FAILED : cancelled ? FlowLimiter.CANCELLED : FlowLimiter.SUCCEEDED;
     for (int i = 0; i < heldCount; i++) {
       long token = heldToken(i);
       takeHeld(i).complete(acquireCount, token, startNanos, endNanos, outcome);

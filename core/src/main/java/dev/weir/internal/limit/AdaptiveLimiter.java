@@ -27,7 +27,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * refused a call in it (it <em>bound</em>); the most calls inside at an admission; and which
  * criticalities met the limit. A refused call never reaches the limit's completion, so it cannot
  * teach it anything (Gradient2 learned from dropped requests, Netflix concurrency-limits #176). A
- * cancelled call ({@code Entry.cancel()}) has no outcome and gives no sample. A failed call gives a
+ * cancelled call ({@code Entry.cancel()}) has no outcome and gives no sample, unless an error was
+ * recorded before the cancel: then it failed (the call decides that, not the limiter). A failed call gives a
  * sample only when it took longer than the baseline: a fast failure says nothing about capacity,
  * and counting it would make the resource look faster, while a slow one is evidence of a queue.
  * The baseline B estimates S.

@@ -45,7 +45,10 @@ public abstract class FlowLimiter {
   public static final int SUCCEEDED = 0;
   /** {@link #complete} outcome: the call completed with an error recorded ({@code Entry.recordError}). */
   public static final int FAILED = 1;
-  /** {@link #complete} outcome: the call was cancelled ({@code Entry.cancel()}); it has no outcome. */
+  /**
+   * {@link #complete} outcome: the call was cancelled ({@code Entry.cancel()}) with no error recorded;
+   * it has no outcome. A cancel after {@code Entry.recordError} completes as {@link #FAILED}.
+   */
   public static final int CANCELLED = 2;
 
   /** Admits and counts {@code permits}, or refuses; see the class comment for the encoding. */
