@@ -15,8 +15,12 @@ import org.springframework.web.util.pattern.PatternParseException;
  * matches its pattern and whose method it lists (any when none) are guarded as {@link #resource()}.
  *
  * <p>Hosts compare case-insensitively and exactly (no wildcards, no DNS: {@code localhost} is not
- * {@code 127.0.0.1}); a port left out of the route or the request is the scheme's ({@code 80},
- * {@code 443}). The pattern is matched against the request's raw path, not decoded; an empty path is
+ * {@code 127.0.0.1}), but for one trailing dot: {@code payments.example.com.} is the same host as
+ * {@code payments.example.com}, to DNS and to a route, written either way on either side. A host with
+ * {@code _} (a Docker Compose or Kubernetes service name such as {@code rates_partner}) is a valid
+ * host: {@link URI#getHost()} is null for it (the URI's authority is registry-based), so the host and
+ * port are then read from the raw authority, less any user information. A port left out of the route
+ * or the request is the scheme's ({@code 80}, {@code 443}). The pattern is matched against the request's raw path, not decoded; an empty path is
  * {@code /}. Methods are matched exactly: unlike inbound routes, {@code GET} does not also match
  * {@code HEAD}, since an outgoing {@code HEAD} is the application's own choice, not a server's way of
  * answering a {@code GET}.
@@ -77,9 +81,12 @@ public record ClientRoute(String resource, String scheme, String host, int port,
       host = authority.substring(0, colon);
       port = port(authority.substring(colon + 1), url);
     }
+    if (host.endsWith(".") && !host.startsWith("[")) {
+      host = host.substring(0, host.length() - 1); // the fully qualified form names the same host
+    }
     if (host.isEmpty() || !validHost(host)) {
-      throw new IllegalArgumentException("must name a host (letters, digits, '.', '-', or an IPv6 literal in [ ]),"
-          + " was '" + url + "'");
+      throw new IllegalArgumentException("must name a host (letters, digits, '.', '-', '_', or an IPv6 literal in [ ];"
+          + " no empty label), was '" + url + "'");
     }
     if (path.indexOf('?') >= 0 || path.indexOf('#') >= 0) {
       throw new IllegalArgumentException("must end with a path pattern, without query or fragment, was '" + url + "'");
@@ -109,8 +116,28 @@ public record ClientRoute(String resource, String scheme, String host, int port,
       return host.endsWith("]") && host.length() > 2
           && host.substring(1, host.length() - 1).chars().allMatch(c -> Character.digit(c, 16) >= 0 || c == ':' || c == '.');
     }
-    return host.chars().allMatch(c -> (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-        || c == '.' || c == '-' || c == '_');
+    return !host.startsWith(".") && !host.endsWith(".") && !host.contains("..")
+        && host.chars().allMatch(c -> (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+            || c == '.' || c == '-' || c == '_');
+  }
+
+  private static final int INVALID_PORT = -2;
+
+  /** The port of a raw authority: -1 when empty (the scheme's), {@link #INVALID_PORT} when not a port. */
+  private static int requestPort(String text) {
+    if (text.isEmpty()) {
+      return -1;
+    }
+    if (text.length() > 5 || !text.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      return INVALID_PORT;
+    }
+    return Integer.parseInt(text);
+  }
+
+  /** Whether a request's {@code host} is this route's: case-insensitive, one trailing dot ignored. */
+  private boolean sameHost(String requestHost) {
+    int length = requestHost.endsWith(".") ? requestHost.length() - 1 : requestHost.length();
+    return length == host.length() && requestHost.regionMatches(true, 0, host, 0, length);
   }
 
   private static int defaultPort(String scheme) {
@@ -124,13 +151,28 @@ public record ClientRoute(String resource, String scheme, String host, int port,
     }
     String scheme = uri.getScheme();
     String host = uri.getHost();
-    if (scheme == null || host == null) {
+    int port = uri.getPort();
+    if (host == null) {
+      // A registry-based authority (a host with '_', say): java.net.URI gives no host or port, but
+      // the clients send to it all the same. Read both from the raw authority, less user information.
+      String authority = uri.getRawAuthority();
+      if (authority == null) {
+        return null;
+      }
+      authority = authority.substring(authority.lastIndexOf('@') + 1);
+      int colon = authority.lastIndexOf(':');
+      host = colon < 0 ? authority : authority.substring(0, colon);
+      port = colon < 0 ? -1 : requestPort(authority.substring(colon + 1));
+      if (port == INVALID_PORT) {
+        return null;
+      }
+    }
+    if (scheme == null || host.isEmpty()) {
       return null;
     }
-    int port = uri.getPort();
     PathContainer path = null;
     for (ClientRoute route : routes) {
-      if (route.scheme.equalsIgnoreCase(scheme) && route.host.equalsIgnoreCase(host)
+      if (route.scheme.equalsIgnoreCase(scheme) && route.sameHost(host)
           && route.port == (port < 0 ? defaultPort(route.scheme) : port)
           && (route.methods.isEmpty() || route.methods.contains(method))) {
         if (path == null) {

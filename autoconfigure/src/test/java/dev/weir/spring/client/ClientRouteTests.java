@@ -16,7 +16,10 @@ class ClientRouteTests {
       ClientRoute.parse("payments", "https://Payments.Example.com/v1/**", Set.of("POST")),
       ClientRoute.parse("local", "http://127.0.0.1:8081/api/{id}", Set.of()),
       ClientRoute.parse("v6", "http://[::1]:9000", Set.of("GET")),
-      ClientRoute.parse("any-path", "https://api.example.com", Set.of()));
+      ClientRoute.parse("any-path", "https://api.example.com", Set.of()),
+      ClientRoute.parse("compose", "http://rates_partner:8080/**", Set.of()),
+      ClientRoute.parse("k8s", "http://Quotes_Svc/**", Set.of()),
+      ClientRoute.parse("fqdn", "https://fq.example.com./**", Set.of()));
 
   @ParameterizedTest
   @CsvSource(delimiter = '|', nullValues = "none", value = {
@@ -34,7 +37,21 @@ class ClientRouteTests {
       "GET | http://[::1]:9000/anything/at/all | v6",
       "HEAD | http://[::1]:9000/x | none",
       "DELETE | https://api.example.com | any-path",
-      "DELETE | https://api.example.com/a/b%2Fc | any-path"})
+      "DELETE | https://api.example.com/a/b%2Fc | any-path",
+      "GET | http://rates_partner:8080/rates | compose",
+      "GET | http://RATES_partner:8080/rates | compose",
+      "GET | http://user:secret@rates_partner:8080/rates | compose",
+      "GET | http://rates_partner.:8080/rates | compose",
+      "GET | http://rates_partner/rates | none",
+      "GET | http://rates_partner:9090/rates | none",
+      "GET | http://rates_partner:x/rates | none",
+      "GET | http://rates_partner.evil.test:8080/rates | none",
+      "GET | http://quotes_svc/q | k8s",
+      "GET | http://quotes_svc:80/q | k8s",
+      "POST | https://payments.example.com./v1/charges | payments",
+      "GET | https://fq.example.com/x | fqdn",
+      "GET | https://fq.example.com./x | fqdn",
+      "GET | https://fq.example.com../x | none"})
   void theFirstMatchingRouteGuardsARequest(String method, String uri, String resource) {
     ClientRoute route = ClientRoute.first(ROUTES, URI.create(uri), method);
     assertThat(route == null ? null : route.resource()).isEqualTo(resource);
@@ -47,7 +64,9 @@ class ClientRouteTests {
       "https://api.example.com:0/** | port from 1 to 65535", "https://api.example.com:http/** | port from 1 to 65535",
       "https://api.example.com:123456/** | port from 1 to 65535", "https://api example.com/** | must name a host",
       "https://api.example.com/v1?x=1 | without query", "https://api.example.com/{x | no valid path pattern",
-      "https://[::1/** | must name a host"})
+      "https://[::1/** | must name a host", "https://api..example.com/** | no empty label",
+      "https://.example.com/** | no empty label", "https://example.com../** | no empty label",
+      "https://./** | must name a host"})
   void anInvalidUrlIsRefusedSayingWhy(String url, String reason) {
     assertThatIllegalArgumentException().isThrownBy(() -> ClientRoute.parse("r", url, Set.of()))
         .withMessageContaining(reason);

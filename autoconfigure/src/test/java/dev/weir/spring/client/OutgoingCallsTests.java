@@ -92,6 +92,27 @@ class OutgoingCallsTests {
 
   @ParameterizedTest
   @EnumSource(Client.class)
+  void aRouteToAServiceNameWithAnUnderscoreGuardsItsRequests(Client client) {
+    // java.net.URI has no host for rates_partner (a registry-based authority); the clients send to
+    // it all the same. A limit of 0 refuses before any connection, so no name needs to resolve:
+    // unguarded, the request would fail to connect instead.
+    new ApplicationContextRunner().withUserConfiguration(ClientApp.class)
+        .withPropertyValues("weir.client.routes[0].resource=rates", "weir.client.routes[0].url=http://rates_partner:8080/**",
+            "weir.client.routes[1].resource=fq", "weir.client.routes[1].url=http://fq.weir.invalid/**",
+            "weir.flow[0].resource=rates", "weir.flow[0].count=0", "weir.flow[1].resource=fq", "weir.flow[1].count=0",
+            "spring.reactor.netty.shutdown-quiet-period=0s")
+        .run(context -> {
+          assertThat(assertRefusedBy(RuleKind.FLOW, () -> client.get(context, "http://rates_partner:8080", "/rates"))
+              .resource()).isEqualTo("rates");
+          assertThat(assertRefusedBy(RuleKind.FLOW,
+              () -> client.get(context, "http://user@Rates_Partner:8080", "/rates")).resource()).isEqualTo("rates");
+          assertThat(assertRefusedBy(RuleKind.FLOW, () -> client.get(context, "http://fq.weir.invalid.", "/x"))
+              .resource()).as("the fully qualified form of the route's host").isEqualTo("fq");
+        });
+  }
+
+  @ParameterizedTest
+  @EnumSource(Client.class)
   void aRouteAppliesToItsMethodsOnly(Client client) {
     runner("weir.client.routes[0].methods=POST", "weir.flow[0].resource=partner", "weir.flow[0].count=0")
         .run(context -> {
