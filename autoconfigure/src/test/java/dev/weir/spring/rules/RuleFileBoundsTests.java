@@ -165,6 +165,27 @@ class RuleFileBoundsTests {
   }
 
   @Test
+  // a hang guard: opening a FIFO with no writer never returns, and cannot be interrupted
+  @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void aNamedPipeWhereTheFileShouldBeIsRefusedWithoutOpeningIt() throws Exception {
+    // Opening a FIFO blocks until something writes to it: at start that held the start forever.
+    Path fifo = dir.resolve("rules.yml");
+    Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
+    assertThat(mkfifo.waitFor()).isZero();
+    new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(WeirAutoConfiguration.class))
+        .withPropertyValues("weir.rules.file=" + fifo)
+        .run(context -> assertThat(context.getStartupFailure()).rootCause()
+            .isInstanceOf(InvalidWeirConfigurationException.class)
+            .hasMessageContaining("the file " + fifo.toAbsolutePath() + " is not a regular file"));
+    Path device = Files.createSymbolicLink(dir.resolve("zero.yml"), Path.of("/dev/zero"));
+    new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(WeirAutoConfiguration.class))
+        .withPropertyValues("weir.rules.file=" + device)
+        .run(context -> assertThat(context.getStartupFailure()).rootCause()
+            .isInstanceOf(InvalidWeirConfigurationException.class)
+            .hasMessageContaining("the file " + device.toAbsolutePath() + " is not a regular file"));
+  }
+
+  @Test
   void aFileThatGrowsOverTheLimitIsRefusedByTheWatcherAndTheRulesStay() throws IOException {
     Path file = dir.resolve("rules.yml");
     Files.writeString(file, "flow:\n  - resource: r0\n    count: 9\n");
@@ -178,7 +199,8 @@ class RuleFileBoundsTests {
           assertThat(status(context, file)).startsWith("invalid, nothing changed: file:" + file.toAbsolutePath());
           replace(file, "flow:\n  - resource: r0\n    count: 3\n");
           await("the next valid version applied", () -> count(context, "r0") == 3);
-          assertThat(status(context, file)).isEqualTo("ok");
+          // the status follows the rules applied, a moment later on the watcher's thread
+          await("the status", () -> status(context, file).equals("ok"));
         });
   }
 
