@@ -397,6 +397,42 @@ class ClusterLeaseTest {
     assertThat(next.wanted()).as("the next block, after a lease of %s ran out", spent).isGreaterThanOrEqualTo(spent);
   }
 
+  /**
+   * A daily quota's blocks are capped at {@code floor(count * 10 s / 1 d)}: what an instance that
+   * dies strands stays counted up to a day, so it must be small (docs/cluster-leases.md, "An instance
+   * that dies"). At 1 call per us a block would otherwise grow to a sixteenth of the count (62,500)
+   * and beyond; here no lease exceeds 115 permits, and a call of more permits than a block is
+   * decided by the store alone, never leased.
+   */
+  @Test
+  void aDailyQuotasBlocksAreCappedSoThatADyingInstanceStrandsLittle() {
+    FlowRule daily = FlowRule.builder("r").count(1_000_000).interval(Duration.ofDays(1)).clusterMode(true).build();
+    Weir weir = engine(ClusterFallback.DENY, daily);
+    long block = 1_000_000L * 10 / 86_400; // 115
+    for (int i = 0; i < 20_000; i++) {
+      ticker.advanceNanos(1_000);
+      assertThat(Calls.tryOnce(weir, "r")).isNull();
+    }
+    List<Long> sizes = store.leaseRequests.stream().map(LeaseRequest::wanted).toList();
+    assertThat(sizes.subList(0, 4)).containsExactly(1L, 4L, 16L, 64L);
+    assertThat(sizes.subList(4, sizes.size())).as("every later block is the cap").containsOnly(block);
+    ClusterStatus status = weir.cluster();
+    assertThat(status.admitted()).isEqualTo(20_000);
+    // At most the lease in hand, the one renewed ahead and none in flight: two blocks unspent.
+    assertThat(status.leasedPermits() - status.returnedPermits() - admittedFromLeases(status))
+        .isBetween(0L, 2 * block);
+
+    int asked = store.leaseRequests.size();
+    int decided = store.acquires.get();
+    ticker.advanceNanos(1_000);
+    try (Entry entry = weir.entry("r", EntryType.IN, (int) block + 1)) {
+      // admitted by the store alone
+    }
+    assertThat(store.leaseRequests).as("a call of more than a block is not leased").hasSize(asked);
+    assertThat(store.acquires.get()).as("it is decided by the store alone").isEqualTo(decided + 1);
+    assertThat(weir.cluster().admitted()).isEqualTo(20_001);
+  }
+
   @Test
   void aKeyOfAClusterParamFlowRuleIsLeased() {
     ParamFlowRule perKey = ParamFlowRule.builder("k").paramIndex(0).count(1_000_000).clusterMode(true).build();

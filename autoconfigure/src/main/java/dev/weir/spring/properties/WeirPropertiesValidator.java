@@ -112,7 +112,38 @@ public final class WeirPropertiesValidator {
     }
     judged.stream().filter(violation -> !reported.contains(violation.field()))
         .map(WeirPropertiesValidator::inSpringTerms).forEach(out::add);
+    clusterResources(inForce, out);
     return out;
+  }
+
+  /** Why a cluster-mode rule's resource must not begin with a closing brace. */
+  static final String EMPTY_HASH_TAG = "must not begin with '}' in a cluster-mode rule: Weir puts the resource in"
+      + " braces as the Redis Cluster hash tag of its keys ('{}' then, an empty tag), and Redis Cluster hashes a"
+      + " key with an empty tag whole, so the keys one script touches (a limit and its lease receipts, several"
+      + " limits of the resource) would lie in different slots and every such call would fail with CROSSSLOT;"
+      + " any other first character is safe";
+
+  /**
+   * The resources of cluster-mode rules that would break Redis Cluster's hash tags. Weir names a
+   * resource's keys <code>&lt;prefix&gt;:{&lt;resource&gt;}:...</code> (a param-flow key's
+   * <code>&lt;prefix&gt;:{&lt;resource&gt;|&lt;key&gt;}:...</code>); the prefix has no brace, so the tag
+   * Redis Cluster hashes is what lies between that opening brace and the first closing brace after
+   * it, and the keys one script touches all begin with the same <code>&lt;prefix&gt;:{&lt;resource&gt;</code>.
+   * A closing brace inside the resource therefore only shortens the tag (to the part before it), alike
+   * for all of them; only a resource that begins with one leaves the tag empty, and a key with an
+   * empty tag is hashed whole, each to its own slot. A blank resource is refused as a rule's already.
+   */
+  private static void clusterResources(RuleSet rules, List<RuleViolation> out) {
+    for (int i = 0; i < rules.flow().size(); i++) {
+      if (rules.flow().get(i).clusterMode() && rules.flow().get(i).resource().startsWith("}")) {
+        out.add(new RuleViolation("flow[" + i + "].resource", EMPTY_HASH_TAG));
+      }
+    }
+    for (int i = 0; i < rules.paramFlow().size(); i++) {
+      if (rules.paramFlow().get(i).clusterMode() && rules.paramFlow().get(i).resource().startsWith("}")) {
+        out.add(new RuleViolation("param-flow[" + i + "].resource", EMPTY_HASH_TAG));
+      }
+    }
   }
 
   /**

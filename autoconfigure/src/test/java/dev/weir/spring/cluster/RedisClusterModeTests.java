@@ -176,4 +176,52 @@ class RedisClusterModeTests {
       assertThat(owners).as("30 keys of one resource on every master").hasSize(3);
     }
   }
+
+  /**
+   * Which resource names the multi-key scripts survive on Redis Cluster, with leases (a lease's
+   * script touches the limit's key, the lease's receipt, the demands and the instance's leases): a
+   * brace anywhere in the name only shortens the hash tag, alike for every key of the resource, so
+   * they share a slot; a name beginning with <code>}</code> makes the tag empty, Redis Cluster hashes
+   * each key whole, and the script fails with CROSSSLOT (every lease round trip falls back). That is
+   * the one kind of name the rule check refuses for cluster-mode rules ({@code ClusterResourceNameTests});
+   * here the engine is built without it, on the Java API.
+   */
+  @ParameterizedTest(name = "resource: {0}")
+  @ValueSource(strings = {"or}ders", "{orders}", "orders}", "{}orders", "}orders"})
+  void aLeasedResourceSharesOneSlotUnlessItsNameBeginsWithAClosingBrace(String resource) {
+    org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory factory =
+        new org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory(
+            new org.springframework.data.redis.connection.RedisClusterConfiguration(
+                nodes.stream().map(node -> "127.0.0.1:" + node.port()).toList()));
+    factory.afterPropertiesSet();
+    factory.start();
+    RedisClusterClient client = new RedisClusterClient(factory, "names", false, true);
+    try {
+      ClusterFaults.await("the Redis client connects", client::connected);
+      dev.weir.rule.FlowRule rule = dev.weir.rule.FlowRule.builder(resource).count(1000).interval(Duration.ofDays(1))
+          .clusterMode(true).build();
+      try (Weir weir = Weir.builder().cluster(client, new dev.weir.cluster.ClusterOptions(Duration.ofSeconds(2),
+          dev.weir.cluster.ClusterFallback.DENY, 1000, Duration.ofMillis(200), 64, true))
+          .rules(dev.weir.rule.RuleSet.of(rule)).build()) {
+        for (int call = 0; call < 20; call++) { // the 8th within a lease's validity (10 s) turns the limit hot
+          Entry entry = weir.tryEntry(resource, dev.weir.EntryType.IN, 1);
+          if (entry != null) {
+            entry.close();
+          }
+        }
+        ClusterStatus status = weir.cluster();
+        assertThat(status.leaseRequests()).as("leased").isPositive();
+        if (resource.startsWith("}")) {
+          assertThat(status.fallbacks()).as("the lease scripts failed").isPositive();
+          assertThat(status.lastFailure()).contains("CROSSSLOT");
+        } else {
+          assertThat(status.fallbacks()).as("no script failed").isZero();
+          assertThat(status.admitted()).isEqualTo(20);
+        }
+      }
+    } finally {
+      client.close();
+      factory.destroy();
+    }
+  }
 }

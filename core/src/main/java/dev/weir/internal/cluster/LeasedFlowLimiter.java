@@ -8,6 +8,7 @@ import dev.weir.internal.limit.FlowLimiter;
 import dev.weir.internal.time.EngineClock;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.math.BigInteger;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -64,8 +65,26 @@ import org.jspecify.annotations.Nullable;
  *       given back: the store keeps it counted, which errs on the safe side.
  *   <li><b>Block size</b> follows this instance's rate of spending: the next block is what the
  *       current lease's spending rate would use in half a lease's validity, at least the call's
- *       permits and at most four times the current block, and at most {@code floor(count) / 16}
- *       (at least 1); a lease ended with permits left sizes the next one by what was spent.
+ *       permits and at most four times the current block, and at most {@link #maxBlock}
+ *       {@code B = max(1, min(floor(count) / 16, floor(floor(count) * 10 s / interval)))}; a lease
+ *       ended with permits left sizes the next one by what was spent. A call of more permits than
+ *       {@code B} is never leased: the store decides it alone.
+ *   <li><b>An instance that dies</b> (killed, no close) strands, per limit, the unspent permits of
+ *       the leases the store granted it and never got back: the lease it spent from, the one
+ *       renewed ahead, the one granted to its round trip in flight (one at a time), and the rests of
+ *       closed leases still on their way back ({@code g}: the one settlement queued for the next
+ *       request, a give-back not yet run by the store; normally at most 1). Each is at most a block,
+ *       so at most {@code (3 + g) * B}, and the store keeps them counted until their lease's bucket
+ *       leaves the window: up to a day for a daily quota. Hence the second cap of {@code B}, for
+ *       windows over 160 s: {@code 4 * B} is then at most {@code 4 * floor(count) * 10 s / interval},
+ *       0.046 % of a day's count (but at least 4 permits). The other way considered was to reclaim an
+ *       expired lease's unspent part from its receipt; it was not taken, because the store never
+ *       learns what a lease spent (spends are local, that is the point of a lease): a receipt
+ *       says what was granted, and a lease whose instance died may have spent all of it, so
+ *       reclaiming the receipt could admit more than the count. The cap is local, needs no change
+ *       of the store's scripts, and the accuracy bound holds as before (smaller blocks only). Its
+ *       cost: a burst on a long window takes more round trips (a block per round trip), and at the
+ *       count spread evenly over the window the fleet needs a round trip per 10 s.
  *   <li><b>Refusals cost nothing remote.</b> A lease the store refuses (the limit has no room)
  *       refuses every call of this limiter, here, until the store's retry-after has passed, or a
  *       lease's validity (at least 100 ms) if that is sooner: then the next call asks again. Each
@@ -98,7 +117,7 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  * A call that cannot be served by two round trips in a row (other threads spent the permits its
  * round trips brought) asks the store for its own permits alone ({@link ClusterFlowLimiter}), so
- * every call ends after at most three deadlines; so does a call of more permits than the count.
+ * every call ends after at most three deadlines; so does a call of more permits than a block.
  */
 public final class LeasedFlowLimiter extends FlowLimiter {
 
@@ -135,6 +154,11 @@ public final class LeasedFlowLimiter extends FlowLimiter {
   private static final long GROWTH = 4;
   private static final long MIN_VALID_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
   private static final long MAX_VALID_NANOS = TimeUnit.SECONDS.toNanos(10);
+  /**
+   * The span of the block cap of long windows ({@link #maxBlock}): a block is at most what the
+   * limit's count, spread evenly over its interval, allows in this span (the longest validity).
+   */
+  static final long STRAND_SPAN_NANOS = MAX_VALID_NANOS;
   /** The least time a refusal of the store is kept locally for (when its retry-after is longer). */
   private static final long MIN_REFUSAL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
@@ -268,7 +292,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
     this.perCall = perCall;
     this.clock = guard.clock;
     this.limit = (long) Math.floor(count);
-    this.maxBlock = Math.max(1, limit / 16);
+    this.maxBlock = maxBlock(limit, intervalNanos);
     this.intervalNanos = intervalNanos;
     this.validNanos = validity(intervalNanos);
     this.refusalNanos = Math.max(MIN_REFUSAL_NANOS, validNanos);
@@ -286,6 +310,19 @@ public final class LeasedFlowLimiter extends FlowLimiter {
       return perCall;
     }
     return new LeasedFlowLimiter(guard, leasesOf, perCall, count, intervalNanos);
+  }
+
+  /**
+   * The largest block of a limit of {@code limit} permits per {@code intervalNanos}:
+   * {@code floor(limit / 16)}, and {@code floor(limit * 10 s / interval)} if smaller (windows over
+   * 160 s: a day's block is at most 1/8640 of its count, what the count spread evenly over the day
+   * allows in one lease validity of 10 s); at least 1. See the class comment, <i>An instance that
+   * dies</i>, for why long windows need the second cap.
+   */
+  static long maxBlock(long limit, long intervalNanos) {
+    long spread = BigInteger.valueOf(limit).multiply(BigInteger.valueOf(STRAND_SPAN_NANOS))
+        .divide(BigInteger.valueOf(Math.max(1, intervalNanos))).min(BigInteger.valueOf(limit)).longValueExact();
+    return Math.max(1, Math.min(limit / 16, spread));
   }
 
   /**
@@ -340,8 +377,11 @@ public final class LeasedFlowLimiter extends FlowLimiter {
    * (at most {@link #MAX_ROUND_TRIPS}), or the per-call path.
    */
   private long slow(int permits, long now, boolean waits) {
-    if (permits > limit) {
-      return perCall.acquire(permits, now, waits); // never fits a lease: the store refuses, or the fallback decides
+    if (permits > maxBlock) {
+      // Never leased: no lease is larger than a block (what a dying instance strands is bounded by
+      // blocks). Decided alone by the store on the same state; a call of more than the count is
+      // refused there, or the fallback decides.
+      return perCall.acquire(permits, now, waits);
     }
     if (!hot && !heats(permits, now)) {
       long decided = perCall.acquire(permits, now, waits);
