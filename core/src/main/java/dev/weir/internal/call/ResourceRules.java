@@ -64,7 +64,8 @@ final class ResourceRules {
    * A flow rule that differs from one in force in its {@code count} (and possibly {@code shadow}
    * and {@code name}) keeps what its limiter can carry over
    * ({@link FlowLimiter#withCount}): the calls inside a {@code threads} rule, the current window of
-   * a {@code reject} rule. Any other rule starts fresh.
+   * a {@code reject} rule. Any other rule starts fresh. A cluster-mode param-flow rule keeps its
+   * state only while its name in the store stays the same ({@link #paramFlowStates}).
    */
   ResourceRules next(RuleSet next, Limiters limiters, KeyExpressions keys, CircuitBreakerListener listener,
       List<Slot> slots) {

@@ -47,8 +47,13 @@ import org.jspecify.annotations.Nullable;
  * exceptions, null-key policy and name. The ordinal is why it need not hold more: rules that differ
  * only there are told apart by their order, which every instance running the same list sees alike and
  * which a restart keeps. Reordering such rules, or inserting one before another, moves their counts
- * to other rules (each of which counted the same calls); an instance of a rolling deploy whose list
- * has a rule the others lack first shares that rule's count with theirs at the same place.
+ * to other rules (each of which counted the same calls); during a rolling deploy of such a change,
+ * old and new instances share each key between the rules at the same place. A rule appended after
+ * the ones of its name moves none (docs/cluster.md, "Each rule its own Redis key").
+ *
+ * <p>A digest of the whole definition was not chosen: a count change would then give the rule new
+ * keys, and its users full buckets; nor refusing two such rules: two token buckets of one key (a
+ * sustained rate and a burst cap) are not one rule.
  *
  * <p>The name is read from the right without ambiguity, whatever an expression holds: its last
  * parts are {@code <digits>ms}, then optionally {@code shadow}, then optionally {@code #<digits>},
