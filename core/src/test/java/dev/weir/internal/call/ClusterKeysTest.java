@@ -31,7 +31,8 @@ import org.junit.jupiter.api.Test;
  * The text a cluster store gets for a caller's key ({@link ClusterKeys}): made of safe characters
  * only, short, and different for different keys, even where a naive {@code String.valueOf} (what
  * the store got before) made two keys one: the null keys and a caller's {@code "<null key>"}, a
- * number and its digits, an unpaired surrogate and {@code ?}.
+ * number and its digits, an unpaired surrogate and {@code ?}. And the name a rule's keys carry: one
+ * per rule of a resource, so no two rules count in one store key (issue 35).
  */
 class ClusterKeysTest {
 
