@@ -21,7 +21,11 @@ import java.util.Objects;
  * @param resource the guarded resource
  * @param rule which param-flow rule of the resource: {@code param=<index>} or {@code key=<expression>}
  *     (an expression longer than 128 characters, or with characters other than printable ASCII, by
- *     its digest: {@code key-sha256=<base64url>}), and its duration, e.g. {@code param=0,1000ms}
+ *     its digest: {@code key-sha256=<base64url>}), and its duration, e.g. {@code param=0,1000ms};
+ *     then {@code ,shadow} for a rule in shadow mode, and {@code ,#<n>} for the n-th (from 2) of the
+ *     resource's cluster-mode param-flow rules that would otherwise have the same name, in their
+ *     order: no two rules of a resource have one name. Its count, burst and exceptions are not part
+ *     of it, so a rule whose count changes keeps its keys' counts
  * @param key the key's text: a string key percent-encoded (UTF-8; letters, digits and {@code -._~} as
  *     they are), {@code !null} for the null keys of a {@code null-key: shared} rule,
  *     {@code !<class>=<text>} for a key of another type, and {@code !sha256=<base64url>} of any of

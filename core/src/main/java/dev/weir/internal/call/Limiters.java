@@ -108,18 +108,28 @@ final class Limiters {
   }
 
   /**
-   * A limiter of one key of {@code rule}, at {@code count} (the rule's, or the key's exception), in
+   * A limiter of one key of {@code rule} (the first of its resource's cluster-mode rules on its
+   * argument and duration), at {@code count} (the rule's, or the key's exception), in
    * the cluster store when the rule is in cluster mode, the engine has a cluster client and it
    * counts keys ({@link dev.weir.cluster.ClusterClient#keyCounter}), under the key's encoded text
    * ({@link ClusterKeys}); the fallback is then a local limiter of the same count.
    */
   FlowLimiter forParamValue(ParamFlowRule rule, Object key, double count) {
+    return forParamValue(rule, ClusterKeys.ruleName(rule), key, count);
+  }
+
+  /**
+   * As {@link #forParamValue(ParamFlowRule, Object, double)}, for the rule the store knows as
+   * {@code ruleName} ({@link ClusterKeys#ruleNames}: its place among the resource's rules tells it
+   * from rules of the same argument and duration).
+   */
+  FlowLimiter forParamValue(ParamFlowRule rule, String ruleName, Object key, double count) {
     FlowLimiter local = forParamValue(rule, count);
     if (!rule.clusterMode() || cluster == null || rule.grade() != FlowGrade.QPS
         || rule.controlBehavior() != ControlBehavior.REJECT) {
       return local;
     }
-    ClusterKeyLimit limit = new ClusterKeyLimit(rule.resource(), ClusterKeys.ruleName(rule), ClusterKeys.text(key), count,
+    ClusterKeyLimit limit = new ClusterKeyLimit(rule.resource(), ruleName, ClusterKeys.text(key), count,
         rule.duration(), rule.burst());
     ClusterCounter counter = cluster.client.keyCounter(limit);
     if (counter == null) {

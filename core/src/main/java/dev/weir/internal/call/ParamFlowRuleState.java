@@ -39,6 +39,11 @@ final class ParamFlowRuleState {
   final ParamFlowRule rule;
   /** Non-null when the rule is in shadow mode: then it counts what it would refuse, and never waits. */
   final @Nullable ShadowRefusals shadow;
+  /**
+   * The rule's name in the cluster store, which its keys' limiters count under; null for a local
+   * rule. A state is handed on to a rule only while the name stays the same ({@link ResourceRules#next}).
+   */
+  final @Nullable String clusterName;
   /** The compiled key expression; null for a rule keyed by argument index. */
   private final KeyExpressions.@Nullable ParamKey key;
   private final Limiters limiters;
@@ -47,8 +52,13 @@ final class ParamFlowRuleState {
   /** Made once, so that finding a key's limiter allocates nothing. */
   private final Function<Object, FlowLimiter> newLimiter = this::newLimiter;
 
-  ParamFlowRuleState(ParamFlowRule rule, Limiters limiters, KeyExpressions keys) {
+  /**
+   * The state of {@code rule}, new, its keys named {@code clusterName} in the cluster store
+   * ({@link dev.weir.internal.cluster.ClusterKeys#ruleNames}; null for a local rule).
+   */
+  ParamFlowRuleState(ParamFlowRule rule, @Nullable String clusterName, Limiters limiters, KeyExpressions keys) {
     this.rule = rule;
+    this.clusterName = clusterName;
     this.shadow = ShadowRefusals.of(rule);
     String expression = rule.key();
     this.key = expression == null ? null : keys.compile(rule.resource(), expression);
@@ -66,6 +76,7 @@ final class ParamFlowRuleState {
   /** The state of {@code rule}, which differs from {@code twin}'s rule in {@code shadow} or {@code name} only: the same limiters. */
   ParamFlowRuleState(ParamFlowRule rule, ParamFlowRuleState twin) {
     this.rule = rule;
+    this.clusterName = twin.clusterName;
     this.shadow = ShadowRefusals.of(rule);
     this.key = twin.key;
     this.limiters = twin.limiters;
@@ -147,6 +158,7 @@ final class ParamFlowRuleState {
   }
 
   private FlowLimiter newLimiter(Object key) {
-    return limiters.forParamValue(rule, key, countOf(key));
+    String name = clusterName;
+    return name == null ? limiters.forParamValue(rule, countOf(key)) : limiters.forParamValue(rule, name, key, countOf(key));
   }
 }

@@ -2,6 +2,7 @@ package dev.weir.internal.call;
 
 import dev.weir.CircuitBreakerListener;
 import dev.weir.KeyExpressions;
+import dev.weir.internal.cluster.ClusterKeys;
 import dev.weir.internal.limit.CircuitBreaker;
 import dev.weir.internal.limit.ShadowRefusals;
 import dev.weir.rule.AuthorityRule;
@@ -15,6 +16,7 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.BiFunction;
 import java.util.function.Function;
@@ -62,7 +64,8 @@ final class ResourceRules {
    * A flow rule that differs from one in force in its {@code count} (and possibly {@code shadow}
    * and {@code name}) keeps what its limiter can carry over
    * ({@link FlowLimiter#withCount}): the calls inside a {@code threads} rule, the current window of
-   * a {@code reject} rule. Any other rule starts fresh.
+   * a {@code reject} rule. Any other rule starts fresh. A cluster-mode param-flow rule keeps its
+   * state only while its name in the store stays the same ({@link #paramFlowStates}).
    */
   ResourceRules next(RuleSet next, Limiters limiters, KeyExpressions keys, CircuitBreakerListener listener,
       List<Slot> slots) {
@@ -71,12 +74,32 @@ final class ResourceRules {
             : new FlowRuleState(rule, limiters), FlowRuleState[]::new);
     CircuitBreaker[] nextBreakers = carry(breakers, next.degrade(), b -> b.rule, CircuitBreaker::new,
         rule -> null, (rule, predecessor) -> new CircuitBreaker(rule, listener), CircuitBreaker[]::new);
-    ParamFlowRuleState[] nextParamFlow = carry(paramFlow, next.paramFlow(), s -> s.rule, ParamFlowRuleState::new,
-        rule -> null, (rule, predecessor) -> new ParamFlowRuleState(rule, limiters, keys), ParamFlowRuleState[]::new);
+    ParamFlowRuleState[] nextParamFlow = paramFlowStates(next.paramFlow(), limiters, keys);
     AuthorityRule[] nextAuthority = next.authority().toArray(AuthorityRule[]::new);
     ResourceRules built = new ResourceRules(new FlowRuleSet(flowStates), nextBreakers, nextParamFlow,
         nextAuthority, authorityShadow(nextAuthority), SlotChain.EMPTY);
     return built.withChain(slots);
+  }
+
+  /**
+   * The states of the param-flow rules {@code next}, as {@link #carry} hands them on, but only to a
+   * rule whose name in the cluster store stays the same ({@link ClusterKeys#ruleNames}): a state's
+   * per-key limiters count under its name, so a cluster-mode rule whose name changes (switched in or
+   * out of shadow mode, or moved among rules of the same argument and duration) starts with new
+   * limiters, which count in the store under its new name like every other instance's.
+   */
+  private ParamFlowRuleState[] paramFlowStates(List<ParamFlowRule> next, Limiters limiters, KeyExpressions keys) {
+    @Nullable String[] names = ClusterKeys.ruleNames(next);
+    // carry's new states are made below, where each rule's name is known: none is made twice
+    @Nullable ParamFlowRuleState[] states = carry(paramFlow, next, s -> s.rule, ParamFlowRuleState::new, rule -> null,
+        (rule, predecessor) -> null, ParamFlowRuleState[]::new);
+    for (int i = 0; i < states.length; i++) {
+      ParamFlowRuleState state = states[i];
+      if (state == null || !Objects.equals(state.clusterName, names[i])) {
+        states[i] = new ParamFlowRuleState(next.get(i), names[i], limiters, keys);
+      }
+    }
+    return states;
   }
 
   /** The same rules with the chain of {@code slots} they need (compiled again: the system rule changed). */

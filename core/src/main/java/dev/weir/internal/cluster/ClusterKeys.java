@@ -6,6 +6,10 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a cluster store names one key of a per-key rule ({@link dev.weir.cluster.ClusterKeyLimit}):
@@ -34,7 +38,26 @@ import java.util.Base64;
  * <h2>The rule's name</h2>
  * {@code param=<index>,<duration>ms}, or {@code key=<expression>,<duration>ms} for an expression of
  * at most {@value #MAX_TEXT} printable ASCII characters, else {@code key-sha256=<digest>,<duration>ms}:
- * an expression may be long, and every key of the rule carries the name.
+ * an expression may be long, and every key of the rule carries the name. Then {@code ,shadow} for a
+ * rule in shadow mode, and {@code ,#<n>} for the n-th (from 2) of the resource's cluster-mode rules
+ * with the same name so far ({@link #ruleNames}): two rules never count in one store key, so none is
+ * counted twice, and a shadow rule never takes a permit from a rule in force.
+ *
+ * <p>What the name leaves out is what a rule may change and keep its keys' counts: its count, burst,
+ * exceptions, null-key policy and name. The ordinal is why it need not hold more: rules that differ
+ * only there are told apart by their order, which every instance running the same list sees alike and
+ * which a restart keeps. Reordering such rules, or inserting one before another, moves their counts
+ * to other rules (each of which counted the same calls); during a rolling deploy of such a change,
+ * old and new instances share each key between the rules at the same place. A rule appended after
+ * the ones of its name moves none (docs/cluster.md, "Each rule its own Redis key").
+ *
+ * <p>A digest of the whole definition was not chosen: a count change would then give the rule new
+ * keys, and its users full buckets; nor refusing two such rules: two token buckets of one key (a
+ * sustained rate and a burst cap) are not one rule.
+ *
+ * <p>The name is read from the right without ambiguity, whatever an expression holds: its last
+ * parts are {@code <digits>ms}, then optionally {@code shadow}, then optionally {@code #<digits>},
+ * three forms no part of another can take.
  */
 public final class ClusterKeys {
 
@@ -59,7 +82,30 @@ public final class ClusterKeys {
     return encoded.length() <= MAX_TEXT ? encoded : "!sha256=" + sha256(encoded);
   }
 
-  /** The name of {@code rule} among the per-key rules of its resource. */
+  /**
+   * The names of {@code rules} (one resource's param-flow rules, in order) in a cluster store: for
+   * each cluster-mode rule its {@link #ruleName}, with {@code ,#<n>} added for the n-th rule of that
+   * name from the second on; null for a rule that is not in cluster mode (local rules do not shift
+   * the ordinals, so making a rule local or clustered moves no other rule's keys).
+   */
+  public static @Nullable String[] ruleNames(List<ParamFlowRule> rules) {
+    @Nullable String[] names = new String[rules.size()];
+    Map<String, Integer> seen = new HashMap<>();
+    for (int i = 0; i < names.length; i++) {
+      ParamFlowRule rule = rules.get(i);
+      if (rule.clusterMode()) {
+        String name = ruleName(rule);
+        int nth = seen.merge(name, 1, Integer::sum);
+        names[i] = nth == 1 ? name : name + ",#" + nth;
+      }
+    }
+    return names;
+  }
+
+  /**
+   * The name of {@code rule} when it is the first cluster-mode rule of its resource with this name:
+   * its argument or expression, its duration, and whether it is in shadow mode.
+   */
   public static String ruleName(ParamFlowRule rule) {
     String expression = rule.key();
     String which;
@@ -70,7 +116,7 @@ public final class ClusterKeys {
     } else {
       which = "key-sha256=" + sha256(expression);
     }
-    return which + "," + rule.duration().toMillis() + "ms";
+    return which + "," + rule.duration().toMillis() + "ms" + (rule.shadow() ? ",shadow" : "");
   }
 
   private static boolean unreserved(int b) {

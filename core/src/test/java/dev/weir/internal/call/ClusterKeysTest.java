@@ -31,7 +31,8 @@ import org.junit.jupiter.api.Test;
  * The text a cluster store gets for a caller's key ({@link ClusterKeys}): made of safe characters
  * only, short, and different for different keys, even where a naive {@code String.valueOf} (what
  * the store got before) made two keys one: the null keys and a caller's {@code "<null key>"}, a
- * number and its digits, an unpaired surrogate and {@code ?}.
+ * number and its digits, an unpaired surrogate and {@code ?}. And the name a rule's keys carry: one
+ * per rule of a resource, so no two rules count in one store key (issue 35).
  */
 class ClusterKeysTest {
 
@@ -72,6 +73,90 @@ class ClusterKeysTest {
         .startsWith("key-sha256=");
     assertThat(ClusterKeys.ruleName(keyed.key("#a + 'x'").build()))
         .isNotEqualTo(ClusterKeys.ruleName(keyed.key("#a + 'y'").build()));
+  }
+
+  /**
+   * A shadow rule has a name of its own, and so has every further cluster-mode rule of the resource
+   * on the same argument and duration (by its place among them); local rules take no place, and
+   * what a rule may change and keep its counts (count, burst, exceptions, null-key, name) is not in
+   * the name.
+   */
+  @Test
+  void everyClusterRuleOfAResourceHasANameOfItsOwn() {
+    ParamFlowRule enforced = PER_KEY.toBuilder().count(10).build();
+    ParamFlowRule shadow = PER_KEY.toBuilder().count(5).shadow(true).build();
+    ParamFlowRule burst = PER_KEY.toBuilder().count(10).burst(5).build();
+    ParamFlowRule local = PER_KEY.toBuilder().count(3).clusterMode(false).build();
+    ParamFlowRule keyed = PER_KEY.toBuilder().key("#apiKey").build();
+    assertThat(ClusterKeys.ruleNames(List.of(local, enforced, shadow, keyed, burst, shadow, enforced)))
+        .containsExactly(null, "param=0,1000ms", "param=0,1000ms,shadow", "key=#apiKey,1000ms", "param=0,1000ms,#2",
+            "param=0,1000ms,shadow,#2", "param=0,1000ms,#3");
+    ParamFlowRule changed = enforced.toBuilder().count(20).burst(7).nullKey(dev.weir.rule.NullKey.DENY).name("tier")
+        .exceptions(List.of(new ParamFlowItem("vip", 100))).build();
+    assertThat(ClusterKeys.ruleNames(List.of(changed))).containsExactly("param=0,1000ms");
+    assertThat(ClusterKeys.ruleName(PER_KEY.toBuilder().duration(Duration.ofSeconds(2)).build()))
+        .isNotEqualTo(ClusterKeys.ruleName(PER_KEY));
+  }
+
+  /** Issue 35: a shadow rule of 5 beside a rule of 10 in force on the same argument made the rule admit 4 per key. */
+  @Test
+  void aShadowRuleChangesNothingTheRuleInForceAdmits() {
+    ScriptedClusterStore store = new ScriptedClusterStore();
+    Weir weir = clustered(store, PER_KEY.toBuilder().count(10).build(), PER_KEY.toBuilder().count(5).shadow(true).build());
+    for (String key : List.of("k1", "k2")) {
+      assertThat(admitted(weir, key, 20)).as(key).isEqualTo(10);
+    }
+    assertThat(store.keyLimits).extracting(ClusterKeyLimit::rule).containsOnly("param=0,1000ms", "param=0,1000ms,shadow");
+  }
+
+  /** Issue 35: two rules in force of 10 (one with a burst of 5) shared a count, so each call took two permits of it. */
+  @Test
+  void twoRulesInForceOnOneArgumentEachCountACallOnce() {
+    ScriptedClusterStore store = new ScriptedClusterStore();
+    Weir weir = clustered(store, PER_KEY.toBuilder().count(10).build(), PER_KEY.toBuilder().count(10).burst(5).build());
+    assertThat(admitted(weir, "k", 20)).isEqualTo(10);
+    assertThat(store.keyLimits).extracting(ClusterKeyLimit::rule).containsExactly("param=0,1000ms", "param=0,1000ms,#2");
+  }
+
+  /**
+   * A rule whose name changes (switched out of shadow mode, moved behind a new rule of its argument)
+   * counts under its new name from its next call, as an instance that starts with the new rules does:
+   * its state is not handed on with its old limiters. A change of count keeps the name.
+   */
+  @Test
+  void aRuleCountsUnderItsNameAfterAReplacement() {
+    ScriptedClusterStore store = new ScriptedClusterStore();
+    ParamFlowRule shadow = PER_KEY.toBuilder().count(10).shadow(true).build();
+    Weir weir = clustered(store, shadow);
+    admitted(weir, "k", 1);
+    weir.rules().replace("r", RuleSet.empty().withParamFlow(List.of(shadow.withShadow(false))));
+    admitted(weir, "k", 1);
+    ParamFlowRule inForce = PER_KEY.toBuilder().count(10).build();
+    weir.rules().replace("r", RuleSet.empty().withParamFlow(List.of(PER_KEY.toBuilder().count(3).build(), inForce)));
+    admitted(weir, "k", 1);
+    weir.rules().replace("r", RuleSet.empty().withParamFlow(List.of(inForce.toBuilder().count(12).build())));
+    admitted(weir, "k", 1);
+    assertThat(store.keyLimits).extracting(limit -> limit.rule() + " " + limit.count()).containsExactly(
+        "param=0,1000ms,shadow 10.0", "param=0,1000ms 10.0", "param=0,1000ms 3.0", "param=0,1000ms,#2 10.0",
+        "param=0,1000ms 12.0");
+  }
+
+  private static final ParamFlowRule PER_KEY = ParamFlowRule.builder("r").paramIndex(0).count(1)
+      .duration(Duration.ofSeconds(1)).clusterMode(true).build();
+
+  private static Weir clustered(ScriptedClusterStore store, ParamFlowRule... rules) {
+    FakeTicker ticker = new FakeTicker();
+    return Weir.builder().ticker(ticker).sleeper(ticker)
+        .cluster(store, new ClusterOptions(Duration.ofMillis(20), ClusterFallback.DENY, 3, Duration.ofSeconds(1), 64))
+        .rules(RuleSet.empty().withParamFlow(List.of(rules))).build();
+  }
+
+  private static int admitted(Weir weir, Object key, int calls) {
+    int admitted = 0;
+    for (int i = 0; i < calls; i++) {
+      admitted += admitted(weir, key);
+    }
+    return admitted;
   }
 
   @Test
