@@ -234,6 +234,8 @@ public final class RuleRegistry {
   /**
    * Cluster-mode rules need a cluster client, and two of them must not count the same calls of a
    * resource over the same interval: they would share one counter in the store and each add to it.
+   * A rule in shadow mode has a counter of its own ({@code ,shadow} in its scope), so one beside a
+   * rule in force, to try a tighter limit, is no duplicate; two shadow rules alike are.
    */
   private List<RuleViolation> clusterViolations(List<FlowRule> rules) {
     List<RuleViolation> violations = new ArrayList<>();
@@ -248,7 +250,7 @@ public final class RuleRegistry {
             NO_CLUSTER_CLIENT));
       }
       List<Object> counter = Arrays.asList(rule.resource(), rule.limitApp(), rule.strategy(), rule.refResource(),
-          rule.interval());
+          rule.interval(), rule.shadow());
       Integer first = counters.putIfAbsent(counter, i);
       if (first != null) {
         violations.add(new RuleViolation("[" + i + "].cluster-mode", "counts the same calls over the same interval as ["

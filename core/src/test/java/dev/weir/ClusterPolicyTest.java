@@ -319,6 +319,20 @@ class ClusterPolicyTest {
   }
 
   @Test
+  void aShadowRuleBesideOneInForceCountsApartAndTakesNothingFromIt() {
+    // A tighter limit tried in shadow beside the one in force: accepted, and the rule in force still
+    // admits its whole count (one shared counter admitted 2 of 3 here, and the start refused it).
+    FlowRule tighter = CLUSTERED.toBuilder().count(2).shadow(true).build();
+    Weir weir = engine(options(ClusterFallback.DENY), CLUSTERED, tighter);
+    assertThat(Calls.admitted(weir, "r", 5)).as("admitted by the rule in force").isEqualTo(3);
+    assertThat(store.limits).contains(new ClusterLimit("r", "all", 3, Duration.ofSeconds(1)),
+        new ClusterLimit("r", "all,shadow", 2, Duration.ofSeconds(1)));
+    assertThat(weir.statistics("r").totalShadowBlocked(dev.weir.rule.RuleKind.FLOW)).as("what the shadow rule would have refused").isEqualTo(1);
+    assertThatThrownBy(() -> weir.rules().load(RuleSet.empty().withFlow(List.of(tighter, tighter.toBuilder().count(9)
+        .build())))).isInstanceOf(InvalidRulesException.class).hasMessageContaining("same interval as [0]");
+  }
+
+  @Test
   void rulesThatCannotBeClusteredAreRefusedWithTheirField() {
     Weir withoutClient = Weir.builder().ticker(ticker).build();
     assertThatThrownBy(() -> withoutClient.rules().load(RuleSet.empty().withFlow(List.of(CLUSTERED))))

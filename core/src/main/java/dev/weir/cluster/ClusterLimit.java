@@ -19,7 +19,8 @@ import java.util.Objects;
  *     origin, {@code other=<origin>} for each origin under {@code limit-app: other} (the origin is a
  *     caller's, so it is encoded as {@link ClusterKeyLimit#key()} is: {@link ClusterKeyLimit#KEY_CHARACTERS}
  *     only, at most {@link ClusterKeyLimit#MAX_KEY_LENGTH}), {@code other=*} for the origins beyond
- *     the engine's bound, each prefixed by {@code chain=<context>,} for a chain rule
+ *     the engine's bound, each prefixed by {@code chain=<context>,} for a chain rule and followed by
+ *     {@code ,shadow} for a rule in shadow mode (its own counter: it never takes from a rule in force)
  * @param count the shared limit per interval
  * @param interval the sliding window, a positive multiple of {@link #BUCKETS} milliseconds
  * @param exact whether every {@code interval}-long span holds at most {@code count} admissions (a

@@ -74,7 +74,10 @@ final class Limiters {
       return local;
     }
     String chain = rule.strategy() == FlowStrategy.CHAIN ? "chain=" + rule.refResource() + "," : "";
-    ClusterLimit limit = new ClusterLimit(rule.resource(), chain + scope, rule.count(), rule.interval(), rule.exact());
+    // A shadow rule counts in a counter of its own: it must never take what a rule in force admits.
+    String shadow = rule.shadow() ? ",shadow" : "";
+    ClusterLimit limit = new ClusterLimit(rule.resource(), chain + scope + shadow, rule.count(), rule.interval(),
+        rule.exact());
     ClusterFlowLimiter perCall =
         new ClusterFlowLimiter(cluster, limit, local, count -> localFlow(rule.toBuilder().count(count).build()));
     if (!cluster.lease) {
