@@ -330,6 +330,13 @@ class ClusterPolicyTest {
     assertThat(weir.statistics("r").totalShadowBlocked(dev.weir.rule.RuleKind.FLOW)).as("what the shadow rule would have refused").isEqualTo(1);
     assertThatThrownBy(() -> weir.rules().load(RuleSet.empty().withFlow(List.of(tighter, tighter.toBuilder().count(9)
         .build())))).isInstanceOf(InvalidRulesException.class).hasMessageContaining("same interval as [0]");
+
+    // Switched on, the tighter rule counts in the counter of rules in force, where every instance's
+    // rule in force counts, not on in its shadow counter.
+    store.limits.clear();
+    weir.rules().load(RuleSet.empty().withFlow(List.of(tighter.toBuilder().shadow(false).build())));
+    Calls.admitted(weir, "r", 1);
+    assertThat(store.limits).containsOnly(new ClusterLimit("r", "all", 2, Duration.ofSeconds(1)));
   }
 
   @Test

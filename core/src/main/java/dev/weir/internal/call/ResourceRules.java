@@ -64,14 +64,17 @@ final class ResourceRules {
    * A flow rule that differs from one in force in its {@code count} (and possibly {@code shadow}
    * and {@code name}) keeps what its limiter can carry over
    * ({@link FlowLimiter#withCount}): the calls inside a {@code threads} rule, the current window of
-   * a {@code reject} rule. Any other rule starts fresh. A cluster-mode param-flow rule keeps its
-   * state only while its name in the store stays the same ({@link #paramFlowStates}).
+   * a {@code reject} rule. Any other rule starts fresh. A cluster-mode rule keeps its state only
+   * while it counts in the same counter of the store: a flow rule not switched in or out of shadow
+   * mode ({@link #sameStoreCounter}), a param-flow rule whose name there stays the same
+   * ({@link #paramFlowStates}).
    */
   ResourceRules next(RuleSet next, Limiters limiters, KeyExpressions keys, CircuitBreakerListener listener,
       List<Slot> slots) {
-    FlowRuleState[] flowStates = carry(flow.states, next.flow(), s -> s.rule, (rule, twin) -> twin.successor(rule),
-        ResourceRules::lineage, (rule, predecessor) -> predecessor != null ? predecessor.successor(rule)
-            : new FlowRuleState(rule, limiters), FlowRuleState[]::new);
+    FlowRuleState[] flowStates = carry(flow.states, next.flow(), s -> s.rule,
+        (rule, twin) -> sameStoreCounter(twin.rule, rule) ? twin.successor(rule) : new FlowRuleState(rule, limiters),
+        ResourceRules::lineage, (rule, predecessor) -> predecessor != null && sameStoreCounter(predecessor.rule, rule)
+            ? predecessor.successor(rule) : new FlowRuleState(rule, limiters), FlowRuleState[]::new);
     CircuitBreaker[] nextBreakers = carry(breakers, next.degrade(), b -> b.rule, CircuitBreaker::new,
         rule -> null, (rule, predecessor) -> new CircuitBreaker(rule, listener), CircuitBreaker[]::new);
     ParamFlowRuleState[] nextParamFlow = paramFlowStates(next.paramFlow(), limiters, keys);
@@ -79,6 +82,15 @@ final class ResourceRules {
     ResourceRules built = new ResourceRules(new FlowRuleSet(flowStates), nextBreakers, nextParamFlow,
         nextAuthority, authorityShadow(nextAuthority), SlotChain.EMPTY);
     return built.withChain(slots);
+  }
+
+  /**
+   * Whether {@code next} counts in the store where {@code before} did: a cluster-mode rule in shadow
+   * mode has a counter of its own, so one switched in or out of shadow mode starts with new limiters,
+   * which count where every other instance's rule of that mode counts.
+   */
+  private static boolean sameStoreCounter(FlowRule before, FlowRule next) {
+    return !next.clusterMode() || before.shadow() == next.shadow();
   }
 
   /**
