@@ -22,10 +22,12 @@ import java.util.Objects;
  * @param rule which param-flow rule of the resource: {@code param=<index>} or {@code key=<expression>}
  *     (an expression longer than 128 characters, or with characters other than printable ASCII, by
  *     its digest: {@code key-sha256=<base64url>}), and its duration, e.g. {@code param=0,1000ms}
- * @param key the key's text: a string key percent-encoded (UTF-8; letters, digits and {@code -._~} as
- *     they are), {@code !null} for the null keys of a {@code null-key: shared} rule,
- *     {@code !<class>=<text>} for a key of another type, and {@code !sha256=<base64url>} of any of
- *     these longer than {@link #MAX_KEY_LENGTH}
+ * @param key the key's text: a string key of at most 128 characters percent-encoded (UTF-8; letters,
+ *     digits and {@code -._~} as they are), {@code !!sha256=<base64url>} for a longer string key
+ *     (the SHA-256 the engine keeps it by), {@code !null} for the null keys of a
+ *     {@code null-key: shared} rule, {@code !<class>=<text>} for a key of another type, and
+ *     {@code !sha256=<base64url>} of any of these longer than {@link #MAX_KEY_LENGTH} (or starting
+ *     with {@code !sha256=})
  * @param count permits per {@code duration}, {@code >= 0} ({@code 0} refuses every call)
  * @param duration the period of {@code count}, positive
  * @param burst extra permits a key may use at once after idling, {@code >= 0}
