@@ -31,8 +31,8 @@ import java.util.UUID;
  * is, after one length check, as before; no prefix of any key is looked at.
  *
  * <p>{@link #bytes} is the table's estimate of one entry: a fixed part measured for the entry and
- * its limiter, plus the key: a string's characters (two bytes each, an upper bound), a box's
- * header, and {@link #OTHER_KEY_BYTES} for any other type, whose size the engine cannot know (keys
+ * its limiter, plus the key: a string's characters (two bytes each, an upper bound), a digest's
+ * {@value Digest#BYTES} bytes, a box's header, and {@link #OTHER_KEY_BYTES} for any other type, whose size the engine cannot know (keys
  * of your own types should be small values).
  */
 public final class TrackedKeys {
