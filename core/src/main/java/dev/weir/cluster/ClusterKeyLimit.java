@@ -26,10 +26,12 @@ import java.util.Objects;
  *     resource's cluster-mode param-flow rules that would otherwise have the same name, in their
  *     order: no two rules of a resource have one name. Its count, burst and exceptions are not part
  *     of it, so a rule whose count changes keeps its keys' counts
- * @param key the key's text: a string key percent-encoded (UTF-8; letters, digits and {@code -._~} as
- *     they are), {@code !null} for the null keys of a {@code null-key: shared} rule,
- *     {@code !<class>=<text>} for a key of another type, and {@code !sha256=<base64url>} of any of
- *     these longer than {@link #MAX_KEY_LENGTH}
+ * @param key the key's text: a string key of at most 128 characters percent-encoded (UTF-8; letters,
+ *     digits and {@code -._~} as they are), {@code !!sha256=<base64url>} for a longer string key
+ *     (the SHA-256 the engine keeps it by), {@code !null} for the null keys of a
+ *     {@code null-key: shared} rule, {@code !<class>=<text>} for a key of another type, and
+ *     {@code !sha256=<base64url>} of any of these longer than {@link #MAX_KEY_LENGTH} (or starting
+ *     with {@code !sha256=})
  * @param count permits per {@code duration}, {@code >= 0} ({@code 0} refuses every call)
  * @param duration the period of {@code count}, positive
  * @param burst extra permits a key may use at once after idling, {@code >= 0}

@@ -9,7 +9,10 @@ import dev.weir.EntryType;
 import dev.weir.FlowException;
 import dev.weir.ParamFlowException;
 import dev.weir.Weir;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -85,6 +88,32 @@ class ClusterHostileInputTests extends WithSharedRedisServer {
     assertThat(admitted(() -> keyed.quote("<null key>"))).as("its bucket of 2 is empty").isFalse();
     assertThat(admitted(() -> keyed.quote(null))).as("calls without a key share another bucket").isTrue();
     assertThat(fallbacks(context)).isZero();
+  }
+
+  /**
+   * A key over 128 characters is counted by its SHA-256. Before, it reached Redis as the text the
+   * engine kept, {@code sha256:} and the base64url SHA-256 of its UTF-8, which is also a short key
+   * any caller could send. The two calls go to two instances, so that no local table joins them:
+   * only their Redis keys could.
+   */
+  @Test
+  void aCallerSpellingALongKeysDigestGetsABucketOfItsOwn() throws Exception {
+    HostileKeysApplication.Keyed first = instance(perKeyRule("hostile.keyed", 1))
+        .getBean(HostileKeysApplication.Keyed.class);
+    HostileKeysApplication.Keyed second = instance(perKeyRule("hostile.keyed", 1))
+        .getBean(HostileKeysApplication.Keyed.class);
+    String longKey = "k".repeat(200);
+    String spelled = "sha256:" + Base64.getUrlEncoder().withoutPadding().encodeToString(
+        MessageDigest.getInstance("SHA-256").digest(longKey.getBytes(StandardCharsets.UTF_8)));
+    assertThat(admitted(() -> first.quote(longKey))).isTrue();
+    assertThat(admitted(() -> second.quote(longKey))).as("the long key's bucket of 1, in Redis, is empty").isFalse();
+    assertThat(admitted(() -> second.quote(spelled))).as("the text of its digest is another key").isTrue();
+    assertThat(admitted(() -> first.quote(spelled))).as("whose bucket of 1 is empty now").isFalse();
+    assertThat(instances).allSatisfy(context -> assertThat(fallbacks(context)).isZero());
+    List<String> keys = redisKeys();
+    assertThat(keys).hasSize(2);
+    assertThat(keys).anySatisfy(key -> assertThat(key).contains("{hostile.keyed|!!sha256="))
+        .anySatisfy(key -> assertThat(key).contains("{hostile.keyed|sha256%3A"));
   }
 
   @Test

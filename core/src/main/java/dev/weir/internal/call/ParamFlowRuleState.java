@@ -47,7 +47,8 @@ final class ParamFlowRuleState {
   /** The compiled key expression; null for a rule keyed by argument index. */
   private final KeyExpressions.@Nullable ParamKey key;
   private final Limiters limiters;
-  private final Map<String, Double> exceptionCounts;
+  /** The exceptions' counts by value, as {@link TrackedKeys#compact} keeps it: a string, or the digest of a long one. */
+  private final Map<Object, Double> exceptionCounts;
   private final KeyTable<Object, FlowLimiter> byValue;
   /** Made once, so that finding a key's limiter allocates nothing. */
   private final Function<Object, FlowLimiter> newLimiter = this::newLimiter;
@@ -65,7 +66,7 @@ final class ParamFlowRuleState {
     this.limiters = limiters;
     this.exceptionCounts = new HashMap<>();
     for (ParamFlowItem item : rule.exceptions()) {
-      exceptionCounts.put(String.valueOf(TrackedKeys.compact(item.value())), item.count());
+      exceptionCounts.put(TrackedKeys.compact(item.value()), item.count());
     }
     this.byValue = limiters.leasesKeys(rule)
         ? new KeyTable<>(ParamFlowRule.MAX_TRACKED_VALUES, limiters.maxKeyBytes,
@@ -152,9 +153,19 @@ final class ParamFlowRuleState {
     return byValue.bytes();
   }
 
-  /** The count of {@code key}: its exception's, else the rule's; the null keys' always the rule's. */
+  /**
+   * The count of {@code key} (as counted): its exception's, else the rule's; the null keys' always
+   * the rule's. An exception matches {@code String.valueOf} of the key as the table keeps both: a
+   * string key or a digest is looked up as it is (a long key's digest matches the digest of the
+   * same long value only, never the text of a digest), a key of another type by its text, compacted.
+   */
   double countOf(Object key) {
-    return key == NULL_KEY ? rule.count() : exceptionCounts.getOrDefault(String.valueOf(key), rule.count());
+    if (key == NULL_KEY) {
+      return rule.count();
+    }
+    Object value = key instanceof String || key instanceof TrackedKeys.Digest ? key
+        : TrackedKeys.compact(String.valueOf(key));
+    return exceptionCounts.getOrDefault(value, rule.count());
   }
 
   private FlowLimiter newLimiter(Object key) {

@@ -21,19 +21,35 @@ import org.jspecify.annotations.Nullable;
  * character a caller chooses can be structural in a store's key (a Redis hash tag's braces, the
  * separators between a key's parts):
  * <ul>
- *   <li>a string: its UTF-8 bytes percent-encoded, letters, digits and {@code -._~} kept as they are
- *       ({@code api-key-7} stays {@code api-key-7}; <code>a}b</code> is {@code a%7Db});
+ *   <li>a string (at most 128 characters, as the table keeps it): its UTF-8 bytes percent-encoded,
+ *       letters, digits and {@code -._~} kept as they are ({@code api-key-7} stays
+ *       {@code api-key-7}; <code>a}b</code> is {@code a%7Db});
+ *   <li>a longer string, which the table keeps as its {@link TrackedKeys.Digest}:
+ *       {@code !!sha256=} and that digest (52 characters);
  *   <li>the one key of the null keys of a {@code null-key: shared} rule: {@code !null}, which no
  *       string encodes to ({@code !} is always encoded);
  *   <li>a key of another type: {@code !}, its class name and {@code =}, then its
  *       {@code String.valueOf} encoded, so that {@code 7} and {@code "7"} are two keys, as they are
  *       two keys of the engine's own table;
- *   <li>any of these longer than {@link #MAX_TEXT}: {@code !sha256=} and the base64url SHA-256 of
- *       that encoding (finding two keys with one digest is beyond reach).
+ *   <li>any of these longer than {@link #MAX_TEXT}, or starting with {@code !sha256=}:
+ *       {@code !sha256=} and the base64url SHA-256 of that encoding.
  * </ul>
- * A store key then stays short whatever the caller sent: a string the engine kept (at most 128
- * characters, or its {@code sha256:} digest: {@link TrackedKeys}) encodes to up to 1,152 characters,
- * which this caps at {@value #MAX_TEXT}.
+ * A store key then stays short whatever the caller sent: a string the engine kept as it is (at most
+ * 128 characters) encodes to up to 1,152 characters, which this caps at {@value #MAX_TEXT}.
+ *
+ * <p>Why no two keys share a text. Each key first gets its encoding: a string's has neither
+ * {@code !} nor {@code =} (both are always percent-encoded) and every other starts with {@code !};
+ * after it, a digest's has a second {@code !}, which neither {@code null} nor a class name's
+ * encoding starts with; {@code !null} is the only one without {@code =}; a class name and its
+ * value's text are split at the first {@code =}, which the name's encoding lacks. So encodings are
+ * one per key (percent-encoding is injective, WTF-8 included, and the table's digests are:
+ * {@link TrackedKeys}). The text is then the encoding, or {@code !sha256=} and the SHA-256 of the
+ * encoding when it is longer than {@value #MAX_TEXT} or itself starts with {@code !sha256=} (the
+ * encoding of a key of a class named {@code sha256}, which would otherwise pass for a digest): the
+ * texts kept as they are and the digested ones are apart, and two digested ones are equal only for
+ * one encoding (two with one SHA-256 are beyond reach). Before, a long key reached the store as
+ * the string {@code sha256:<digest>} the table kept, which a caller could also send, as a short
+ * key of that text, and so count in the long key's bucket.
  *
  * <h2>The rule's name</h2>
  * {@code param=<index>,<duration>ms}, or {@code key=<expression>,<duration>ms} for an expression of
@@ -64,6 +80,9 @@ public final class ClusterKeys {
   /** The longest key text, and the longest expression kept as it is in a rule's name. */
   static final int MAX_TEXT = 128;
 
+  /** How the text of a key starts when it is the SHA-256 of the key's encoding. */
+  private static final String DIGESTED = "!sha256=";
+
   private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
   private ClusterKeys() {
@@ -74,12 +93,14 @@ public final class ClusterKeys {
     String encoded;
     if (key instanceof String string) {
       encoded = percentEncoded(string);
+    } else if (key instanceof TrackedKeys.Digest digest) {
+      encoded = "!!sha256=" + digest.base64url();
     } else if (key == TrackedKeys.NULL_KEY) {
       encoded = "!null";
     } else {
       encoded = "!" + percentEncoded(key.getClass().getName()) + "=" + percentEncoded(String.valueOf(key));
     }
-    return encoded.length() <= MAX_TEXT ? encoded : "!sha256=" + sha256(encoded);
+    return encoded.length() <= MAX_TEXT && !encoded.startsWith(DIGESTED) ? encoded : DIGESTED + sha256(encoded);
   }
 
   /**

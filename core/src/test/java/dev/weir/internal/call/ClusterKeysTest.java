@@ -14,12 +14,18 @@ import dev.weir.cluster.ClusterKeyLimit;
 import dev.weir.cluster.ClusterOptions;
 import dev.weir.internal.cluster.ClusterGuard;
 import dev.weir.internal.cluster.ClusterKeys;
+import dev.weir.internal.limit.TrackedKeys;
 import dev.weir.internal.time.EngineClock;
 import dev.weir.rule.ParamFlowItem;
 import dev.weir.rule.ParamFlowRule;
 import dev.weir.rule.RuleSet;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -59,6 +65,114 @@ class ClusterKeysTest {
     assertThat(ClusterKeys.text(7)).isEqualTo("!java.lang.Integer=7");
     assertThat(ClusterKeys.text("€".repeat(128))).as("1152 characters encoded: its digest")
         .startsWith("!sha256=").hasSize(8 + 43);
+  }
+
+  /**
+   * A string key over 128 characters reaches the store as the digest the table keeps it by, in a
+   * form no string has: before, the store got {@code sha256%3A<digest>}, which is also the text of
+   * the short key {@code sha256:<digest>} that any caller could send.
+   */
+  @Test
+  void aLongKeysDigestHasATextNoStringHas() throws Exception {
+    String longKey = "k".repeat(200);
+    Object kept = TrackedKeys.compact(longKey);
+    String text = ClusterKeys.text(kept);
+    assertThat(text).matches("!!sha256=[A-Za-z0-9_-]{43}");
+    assertThat(ClusterKeys.text(TrackedKeys.compact("k".repeat(200)))).as("the same long key, the same text")
+        .isEqualTo(text);
+    assertThat(ClusterKeys.text(TrackedKeys.compact("k".repeat(201)))).as("another long key").isNotEqualTo(text);
+    String utf8Digest = Base64.getUrlEncoder().withoutPadding().encodeToString(
+        MessageDigest.getInstance("SHA-256").digest(longKey.getBytes(StandardCharsets.UTF_8)));
+    for (String spelled : List.of("sha256:" + utf8Digest, String.valueOf(kept), text, text.substring(1),
+        text.substring(9), "sha256:" + text.substring(9))) {
+      assertThat(ClusterKeys.text(spelled)).as("the short key %s", spelled).isNotEqualTo(text);
+    }
+    new ClusterKeyLimit("r", "param=0,1000ms", text, 1, Duration.ofSeconds(1), 0);
+  }
+
+  /**
+   * A long string's digest is taken over its UTF-16 code units: two strings that differ only in an
+   * unpaired surrogate where the other has {@code ?} (what UTF-8 writes for one) are two keys.
+   */
+  @Test
+  void longKeysThatDifferInAnUnpairedSurrogateAreTwoKeys() {
+    String tail = "x".repeat(200);
+    assertThat(TrackedKeys.compact("\uD800" + tail)).isNotEqualTo(TrackedKeys.compact("?" + tail));
+    assertThat(ClusterKeys.text(TrackedKeys.compact("\uD800" + tail)))
+        .isNotEqualTo(ClusterKeys.text(TrackedKeys.compact("?" + tail)));
+  }
+
+  /**
+   * A key of another type is {@code !<class>=<text>}; for a class named {@code sha256} (in the
+   * unnamed package) whose text is a base64url digest that would be {@code !sha256=<digest>}, the
+   * text of some overlong key: such an encoding is digested too, so it cannot pass for that key.
+   */
+  @Test
+  void aKeyOfAClassNamedSha256CannotPassForAnOverlongKey() throws Exception {
+    String overlong = ClusterKeys.text("€".repeat(128));
+    Object impostor = sha256Named(overlong.substring("!sha256=".length()));
+    assertThat(impostor.getClass().getName()).isEqualTo("sha256");
+    assertThat(ClusterKeys.text(impostor)).as("the impostor's text").isNotEqualTo(overlong)
+        .matches("!sha256=[A-Za-z0-9_-]{43}");
+  }
+
+  /**
+   * An instance of a class named {@code sha256} in the unnamed package, whose {@code toString} is
+   * {@code text}: a class file made by hand (Java 5: no stack maps), since no source in a package
+   * can declare one.
+   */
+  private static Object sha256Named(String text) throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    DataOutputStream out = new DataOutputStream(bytes);
+    out.writeInt(0xCAFEBABE);
+    out.writeShort(0); // minor version
+    out.writeShort(49); // Java 5
+    out.writeShort(14); // constants #1..#13
+    out.writeByte(1); out.writeUTF("sha256"); // #1
+    out.writeByte(7); out.writeShort(1); // #2 this class
+    out.writeByte(1); out.writeUTF("java/lang/Object"); // #3
+    out.writeByte(7); out.writeShort(3); // #4 super class
+    out.writeByte(1); out.writeUTF("<init>"); // #5
+    out.writeByte(1); out.writeUTF("()V"); // #6
+    out.writeByte(12); out.writeShort(5); out.writeShort(6); // #7 <init>()V
+    out.writeByte(10); out.writeShort(4); out.writeShort(7); // #8 Object.<init>()V
+    out.writeByte(1); out.writeUTF("toString"); // #9
+    out.writeByte(1); out.writeUTF("()Ljava/lang/String;"); // #10
+    out.writeByte(1); out.writeUTF(text); // #11
+    out.writeByte(8); out.writeShort(11); // #12 the string constant
+    out.writeByte(1); out.writeUTF("Code"); // #13
+    out.writeShort(0x21); // public, super
+    out.writeShort(2);
+    out.writeShort(4);
+    out.writeShort(0); // interfaces
+    out.writeShort(0); // fields
+    out.writeShort(2); // methods
+    byte[][] codes = {
+        {0x2A, (byte) 0xB7, 0x00, 0x08, (byte) 0xB1}, // aload_0, invokespecial #8, return
+        {0x12, 0x0C, (byte) 0xB0}}; // ldc #12, areturn
+    int[][] nameAndType = {{5, 6}, {9, 10}};
+    for (int m = 0; m < 2; m++) {
+      out.writeShort(0x01); // public
+      out.writeShort(nameAndType[m][0]);
+      out.writeShort(nameAndType[m][1]);
+      out.writeShort(1); // attributes: Code
+      out.writeShort(13);
+      out.writeInt(12 + codes[m].length);
+      out.writeShort(1); // max stack
+      out.writeShort(1); // max locals
+      out.writeInt(codes[m].length);
+      out.write(codes[m]);
+      out.writeShort(0); // exception table
+      out.writeShort(0); // attributes
+    }
+    out.writeShort(0); // class attributes
+    byte[] classFile = bytes.toByteArray();
+    Class<?> named = new ClassLoader(ClusterKeysTest.class.getClassLoader()) {
+      Class<?> define() {
+        return defineClass("sha256", classFile, 0, classFile.length);
+      }
+    }.define();
+    return named.getConstructor().newInstance();
   }
 
   @Test

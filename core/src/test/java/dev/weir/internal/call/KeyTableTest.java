@@ -14,7 +14,11 @@ import dev.weir.internal.limit.TrackedKeys;
 import dev.weir.rule.ParamFlowItem;
 import dev.weir.rule.ParamFlowRule;
 import dev.weir.rule.RuleSet;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -76,6 +80,48 @@ class KeyTableTest {
     assertThat(admittedVip).as("the exception's own count").isEqualTo(3);
     assertThat(admitted(weir, vip + "x")).isTrue();
     assertThat(admitted(weir, vip + "x")).as("any other long key: the rule's count").isFalse();
+  }
+
+  /**
+   * A long key is kept by its digest; a caller who sends the text of that digest (before, the very
+   * string the table kept: {@code sha256:} and the base64url SHA-256 of the key's UTF-8) sends a
+   * short key, which has a bucket of its own, not the long key's.
+   */
+  @Test
+  void aShortKeySpellingALongKeysDigestHasABucketOfItsOwn() {
+    Weir weir = engine(Weir.builder(), ParamFlowRule.builder("r").count(1).duration(Duration.ofHours(1)).build());
+    String longKey = "k".repeat(200);
+    assertThat(admitted(weir, longKey)).isTrue();
+    assertThat(admitted(weir, longKey)).as("the long key's bucket of 1 is empty").isFalse();
+    for (String spelled : digestSpellings(longKey)) {
+      assertThat(admitted(weir, spelled)).as("the short key %s: a bucket of its own", spelled).isTrue();
+      assertThat(admitted(weir, spelled)).as("and only its own").isFalse();
+    }
+    assertThat(state(weir).trackedValues()).isEqualTo(1 + digestSpellings(longKey).size());
+  }
+
+  /** A caller who sends the text of a long exception value's digest gets the rule's count, not the exception's. */
+  @Test
+  void aShortKeySpellingALongExceptionValuesDigestHasTheRulesCount() {
+    String vip = "v".repeat(500);
+    Weir weir = engine(Weir.builder(), ParamFlowRule.builder("r").count(1).duration(Duration.ofHours(1))
+        .exceptions(List.of(new ParamFlowItem(vip, 3))).build());
+    for (String spelled : digestSpellings(vip)) {
+      assertThat(admitted(weir, spelled)).isTrue();
+      assertThat(admitted(weir, spelled)).as("%s: the rule's count of 1", spelled).isFalse();
+    }
+  }
+
+  /** The texts a long key's digest has been or is written as: the literal of the issue, and the kept key's own text. */
+  private static List<String> digestSpellings(String longKey) {
+    String utf8Digest;
+    try {
+      utf8Digest = "sha256:" + Base64.getUrlEncoder().withoutPadding().encodeToString(
+          MessageDigest.getInstance("SHA-256").digest(longKey.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException absent) {
+      throw new AssertionError(absent);
+    }
+    return List.of(utf8Digest, String.valueOf(TrackedKeys.compact(longKey)));
   }
 
   /**
