@@ -1,7 +1,8 @@
 -- Weir cluster mode with leases (weir.cluster.lease): one lease of a flow rule's permits, one
 -- call's permits, or a give-back, atomic on the Redis server.
 --
--- KEYS[1]  the rule's hash: field <k> = permits counted in bucket k, field t = last decision time (us)
+-- KEYS[1]  the rule's hash: field <k> = permits counted in bucket k, field t = last decision time (us),
+--          field a = the last re-anchor's Redis time (us; absent before any), named by receipts
 -- KEYS[2]  lease: the new lease's receipt key; give-back: the receipt key of the lease given back
 -- KEYS[3]  the demands hash: field <instance> = "<permits per window>:<ms of Redis time>"
 -- KEYS[4]  this instance's hash: its own leases, bucketed as in KEYS[1]
@@ -57,8 +58,11 @@
 -- receipts of the leases granted before it (field a, the re-anchor's epoch, differs from theirs):
 -- their bucket names moved, and a give-back could otherwise take another lease's permits out.
 -- Stored fields are checked, not trusted: a count that is not a number counts as the limit, a
--- negative one as none; a bucket further ahead than a window past the present (not a lease's end,
--- v being at most a quarter window) is counted in the furthest a lease could end in.
+-- negative one as none; a bucket further ahead than a window past the present (no lease's end: v
+-- is a hundredth of the window, at least 5 ms, and the window at least 10 ms) is counted a window
+-- past the present. An instance's own hash (fair shares only) is folded likewise at its furthest
+-- lease end, now + v: other instances' hashes are not this script's keys to move at a re-anchor.
+-- A receipt or a demand that does not parse is ignored.
 local op = ARGV[1]
 local limit = tonumber(ARGV[2])
 local window = tonumber(ARGV[3]) * 1000
