@@ -267,4 +267,31 @@ class LeaseScriptTests extends WithSharedRedisServer {
     long tat = Long.parseLong(redis.command("GET", key));
     assertThat(tat - refused.stampMicros()).as("re-anchored at the horizon").isBetween(999_999L, 1_000_001L);
   }
+
+  /**
+   * Fields the script never writes, as a hostile or corrupted Redis could hold them: a negative
+   * count frees nothing, a count that is not a number counts as the limit, and a malformed demand
+   * or receipt is ignored; none of them is an error of the script (a failing script would open the
+   * breaker in front of Redis for every cluster rule).
+   */
+  @Test
+  void storedFieldsTheScriptNeverWritesAreCheckedNotTrusted() throws Exception {
+    RedisClusterClient client = fleet.client(redis, prefix);
+    ClusterLimit limit = new ClusterLimit("api", "all", 100, Duration.ofSeconds(10), false);
+    ClusterLeases leases = client.leases(limit);
+    String key = client.leaseKey(limit);
+    ClusterLease first = lease(leases, 50, 1);
+    assertThat(first.granted()).isEqualTo(50);
+    @SuppressWarnings("unchecked")
+    long bucket = ((List<Object>) redis.call("HKEYS", key)).stream().map(String.class::cast)
+        .filter(field -> field.chars().allMatch(Character::isDigit)).mapToLong(Long::parseLong).max().orElseThrow();
+    redis.call("HSET", key, Long.toString(bucket - 1), "-1000");
+    redis.call("HSET", key + ":d", "ghost", "garbage");
+    redis.call("SET", first.receipt(), "not:a:receipt");
+    assertThat(lease(leases, 100, 1).granted()).as("a negative count frees nothing").isEqualTo(50);
+    assertThat(leases.giveBack(first, 50).get(5, TimeUnit.SECONDS)).isEqualTo(0L);
+    redis.call("HSET", key, Long.toString(bucket - 2), "lots");
+    assertThat(lease(leases, 1, 1).refused()).as("a count that is not a number counts as the limit").isTrue();
+    assertThat(client.counter(limit).acquire(1).get(5, TimeUnit.SECONDS).admitted()).isFalse();
+  }
 }
