@@ -57,13 +57,15 @@ class ExactWindowScriptTests extends WithSharedRedisServer {
   void anAdmissionAWindowOldIsTrimmedAndOneJustYoungerStillCounts() {
     String key = key();
     long now = redisMicros();
-    redis.call("ZADD", key, Long.toString(now - 1_000_000), "old:0"); // exactly a window before now, or more
-    redis.call("ZADD", key, Long.toString(now + 5_000), "young:0"); // ahead by less than a hundredth window: decided at it
-    List<Long> decided = decide(key, 1, 1000, 1);
-    assertThat(decided.get(3)).isEqualTo(now + 5_000);
+    // A window of 100 s: "young" is ahead of Redis' clock by less than a hundredth of it (1 s), so
+    // the script decides at it, and "old" is a window before that, or more.
+    redis.call("ZADD", key, Long.toString(now - 100_000_000), "old:0");
+    redis.call("ZADD", key, Long.toString(now + 500_000), "young:0");
+    List<Long> decided = decide(key, 1, 100_000, 1);
+    assertThat(decided.get(3)).isEqualTo(now + 500_000);
     assertThat(decided.subList(0, 2)).containsExactly(0L, 0L);
     assertThat(redis.call("ZSCORE", key, "old:0")).isNull();
-    assertThat(decided.get(2)).isEqualTo(1000L); // the young one leaves a full window after the decision time
+    assertThat(decided.get(2)).isEqualTo(100_000L); // the young one leaves a full window after the decision time
   }
 
   @Test
@@ -100,7 +102,7 @@ class ExactWindowScriptTests extends WithSharedRedisServer {
   /**
    * Redis' clock behind the newest admission (a promoted replica whose clock is behind, or a step
    * back) by no more than a hundredth of the window: two admissions at A were trimmed by a call at
-   * B = A + window (10 s), which the set still holds. A call now, at A + 9.95 s by Redis' clock,
+   * B = A + window (100 s), which the set still holds. A call now, at A + 99.5 s by Redis' clock,
    * must be decided at B: decided at its own time it would be a third admission in
    * [A, A + window) with a limit of 2. (Behind by more, the script re-anchors: see the steps back
    * below.)
@@ -109,18 +111,18 @@ class ExactWindowScriptTests extends WithSharedRedisServer {
   void aClockBehindTheNewestAdmissionDecidesAtThatAdmissionSoNoSpanHoldsMoreThanTheLimit() {
     String key = key();
     long now = redisMicros();
-    long a = now - 9_950_000;
-    long b = a + 10_000_000;
+    long a = now - 99_500_000;
+    long b = a + 100_000_000;
     redis.call("ZADD", key, Long.toString(b), b + ":0");
     List<Long> stamps = new ArrayList<>(List.of(a, a, b));
-    List<Long> decided = decide(key, 2, 10_000, 1);
+    List<Long> decided = decide(key, 2, 100_000, 1);
     assertThat(decided.get(0)).isEqualTo(1L);
     stamps.add(decided.get(3));
     assertThat(decided.get(3)).isEqualTo(b);
     assertThat(redis.call("ZSCORE", key, b + ":1")).isEqualTo(Long.toString(b)); // unique at one time
-    assertThat(Spans.mostInAnySpan(stamps, 10_000_000)).isLessThanOrEqualTo(2);
+    assertThat(Spans.mostInAnySpan(stamps, 100_000_000)).isLessThanOrEqualTo(2);
     // The key outlives the clock's lag: a window after B, not after Redis' now.
-    assertThat((Long) redis.call("PTTL", key)).isGreaterThan(10_000L);
+    assertThat((Long) redis.call("PTTL", key)).isGreaterThan(100_000L);
   }
 
   /**
