@@ -15,25 +15,65 @@
 --
 -- Time is Redis' own (TIME), never the caller's. Decisions must be made at non-decreasing times
 -- for the trim to be sound (a member dropped at now could still share a span with a call decided
--- at an earlier time), so when TIME is behind the newest member (the clock stepped back, or a
--- promoted replica runs behind the old master) the script decides at the newest member's time.
--- Members are "<time>:<n>", n counting the members of that same time: unique, since members of one
--- time are always trimmed together. The key expires one window after its newest member, when every
--- member would have been trimmed anyway; an idle rule leaves nothing behind.
+-- at an earlier time). So when TIME is behind the newest member by up to a hundredth of the window
+-- (a promoted replica a little behind the old master), the script decides at the newest member's
+-- time. Behind by more, the clock stepped back (an NTP step, a replica far behind): standing
+-- still would count every member of the last window for as long as the step and refuse all of
+-- that time. So the script re-anchors: it moves every member back by the lag (newest - TIME),
+-- keeping their spacing, and decides at TIME. No member moves back by more than the step, so each
+-- stays counted at least as long, measured on a steady clock, as it would have without the step:
+-- any window-long span of a steady clock holds at most the limit across any number of steps back.
+-- What a step back costs is refusals: the members counted at the step leave at most a window
+-- after the first decision following it. A step forward of d lets members leave up to d early: a
+-- window-long span holding it may see up to twice the limit. Members are "<time>:<n>", n counting
+-- the members of that same time: unique, since members of one time are always trimmed together
+-- (moved members are renamed after their new time). The key expires one window after its newest
+-- member, when every member would have been trimmed anyway; an idle rule leaves nothing behind.
 local limit = tonumber(ARGV[1])
 local windowMs = tonumber(ARGV[2])
 local window = windowMs * 1000
 local permits = tonumber(ARGV[3])
+
+local function int(n)
+  return string.format('%.0f', n)
+end
 
 local time = redis.call('TIME')
 local clock = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local now = clock
 local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
 if #newest == 2 and tonumber(newest[2]) > now then
-  now = tonumber(newest[2])
-end
-local function int(n)
-  return string.format('%.0f', n)
+  local lag = tonumber(newest[2]) - clock
+  if lag <= window / 100 then
+    now = tonumber(newest[2])
+  else
+    -- Re-anchor: what a window at the newest member holds, moved back by the lag, at most the
+    -- newest 10000 (the most any rule counts: fewer decide alike). Not finite: at TIME.
+    redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', int(tonumber(newest[2]) - window))
+    redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -10001)
+    local members = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+    redis.call('DEL', KEYS[1])
+    local args, previous, n = {}, nil, 0
+    for i = 2, #members, 2 do
+      local moved = tonumber(members[i]) - lag
+      if not (moved > -math.huge and moved < math.huge) then
+        moved = clock
+      end
+      local stamp = int(math.min(moved, clock))
+      if stamp == previous then
+        n = n + 1
+      else
+        previous, n = stamp, 0
+      end
+      args[#args + 1] = stamp
+      args[#args + 1] = stamp .. ':' .. n
+      if #args == 2000 or i == #members then
+        redis.call('ZADD', KEYS[1], unpack(args))
+        args = {}
+      end
+    end
+    redis.call('PEXPIRE', KEYS[1], windowMs)
+  end
 end
 
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', int(now - window))

@@ -17,7 +17,10 @@
 -- A grant of n permits moves TAT as n calls at once would (gcra.lua): n <= the free permits. Its
 -- permits are spent in [g, g + v], so the spends in any span [a, b] come from grants in [a - v, b]
 -- and number at most (b - a + v) / emission + capacity: per duration, count * (1 + v / duration) +
--- count + burst (the capacity, as without leases). A give-back moves TAT back by the unspent permits, once per lease (its receipt is deleted);
+-- count + burst (the capacity, as without leases). Clock steps are met as in gcra.lua (see there):
+-- a TAT further ahead than the horizon is re-anchored at it, an empty bucket refilling from now; a
+-- step back costs at most the horizon of refusals, a step forward refills at most the capacity at
+-- once. A give-back moves TAT back by the unspent permits, once per lease (its receipt is deleted);
 -- a receipt that expired or a state that was flushed or expired leaves nothing to move back.
 local op = ARGV[1]
 local emission = tonumber(ARGV[2])
@@ -29,6 +32,22 @@ end
 
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local horizon = capacity * emission
+
+-- The stored TAT, re-anchored as gcra.lua does when it lies further ahead than the horizon (the
+-- clock stepped back) or is not a finite number: an empty bucket, refilling from now.
+local function load()
+  local stored = redis.call('GET', KEYS[1])
+  if not stored then
+    return nil
+  end
+  local t = tonumber(stored)
+  if not (t and t == t and t < math.huge) or t - now > horizon * (1 + 1e-9) + 1 then
+    t = now + horizon
+    redis.call('SET', KEYS[1], int(math.ceil(t)), 'PX', int(math.max(1, math.ceil(horizon / 1000))))
+  end
+  return t
+end
 
 local function giveBack(receipt, unused)
   local r = redis.call('GET', receipt)
@@ -36,12 +55,12 @@ local function giveBack(receipt, unused)
     return 0
   end
   redis.call('DEL', receipt)
-  local back = math.min(unused, tonumber(r))
-  local stored = redis.call('GET', KEYS[1])
-  if not stored then
+  local back = math.min(unused, tonumber(r) or 0)
+  local stored = load()
+  if not stored or back <= 0 then
     return 0
   end
-  local tat = tonumber(stored) - back * emission
+  local tat = stored - back * emission
   if tat <= now then
     redis.call('DEL', KEYS[1])
   else
@@ -60,12 +79,7 @@ end
 local wanted = tonumber(ARGV[4])
 local minimum = tonumber(ARGV[5])
 local valid = tonumber(ARGV[6])
-local stored = redis.call('GET', KEYS[1])
-local tat = now
-if stored then
-  tat = math.max(now, tonumber(stored))
-end
-local horizon = capacity * emission
+local tat = math.max(now, load() or now)
 local free = math.max(0, math.floor((horizon - (tat - now)) / emission + 1e-6))
 if minimum > capacity or free < minimum then
   local retry = math.max(1, math.ceil((tat + minimum * emission - now - horizon) / 1000))

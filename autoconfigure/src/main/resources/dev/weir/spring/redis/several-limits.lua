@@ -13,13 +13,23 @@
 --           index from 0 of the first limit that refused (0 when admitted)}
 --
 -- Phase one reads every limit and drops what has left its window (buckets, members: dropping them
--- changes no decision, so it is done whether or not the call is admitted); phase two, only when
--- every limit fits, counts the permits in every key and sets its expiry.
+-- changes no decision, so it is done whether or not the call is admitted), and re-anchors a limit
+-- whose stored times lie ahead of Redis' clock (the clock stepped back: see the two scripts);
+-- phase two, only when every limit fits, counts the permits in every key and sets its expiry.
 local permits = tonumber(ARGV[1])
 local time = redis.call('TIME')
 local clock = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local function int(n)
   return string.format('%.0f', n)
+end
+
+-- A stored number, or nil when absent, not a number, or not finite.
+local function number(s)
+  local n = tonumber(s)
+  if n and n == n and n > -math.huge and n < math.huge then
+    return n
+  end
+  return nil
 end
 
 local function window(key, limit, windowMs, buckets)
@@ -28,19 +38,43 @@ local function window(key, limit, windowMs, buckets)
   local current = math.floor(now / width)
   local oldest = current - buckets + 1
   local fields = redis.call('HGETALL', key)
-  local used, counts, stale = 0, {}, {}
+  -- Buckets ahead of the current one: the clock stepped back; all move back together, the newest
+  -- to the current bucket (sliding-window.lua).
+  local back = 0
   for i = 1, #fields, 2 do
-    local bucket = tonumber(fields[i])
-    if bucket < oldest then
-      stale[#stale + 1] = fields[i]
-    else
-      local count = tonumber(fields[i + 1])
-      used = used + count
-      counts[bucket] = count
+    local bucket = number(fields[i])
+    if bucket and bucket - current > back then
+      back = bucket - current
     end
   end
-  if #stale > 0 then
-    redis.call('HDEL', key, unpack(stale))
+  local used, counts, drop, rewrite = 0, {}, {}, {}
+  for i = 1, #fields, 2 do
+    local bucket = number(fields[i])
+    if bucket then
+      local count = math.max(0, math.ceil(number(fields[i + 1]) or limit))
+      local to = bucket - back
+      if to ~= bucket or to < oldest or count == 0 or int(count) ~= fields[i + 1] then
+        drop[#drop + 1] = fields[i]
+      end
+      if to >= oldest and count > 0 then
+        used = used + count
+        counts[to] = (counts[to] or 0) + count
+        if to ~= bucket or int(count) ~= fields[i + 1] then
+          rewrite[to] = true
+        end
+      end
+    end
+  end
+  for i = 1, #drop, 500 do
+    redis.call('HDEL', key, unpack(drop, i, math.min(i + 499, #drop)))
+  end
+  for bucket = oldest, current do
+    if rewrite[bucket] then
+      redis.call('HSET', key, int(bucket), int(counts[bucket]))
+    end
+  end
+  if back > 0 then
+    redis.call('PEXPIRE', key, int(windowMs + width))
   end
   local d = {stamp = clock}
   if used + permits <= limit then
@@ -74,7 +108,36 @@ local function exact(key, limit, windowMs)
   local now = clock
   local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
   if #newest == 2 and tonumber(newest[2]) > now then
-    now = tonumber(newest[2])
+    local lag = tonumber(newest[2]) - clock
+    if lag <= span / 100 then
+      now = tonumber(newest[2])
+    else
+      -- The clock stepped back: every member moves back by the lag (exact-window.lua).
+      redis.call('ZREMRANGEBYSCORE', key, '-inf', int(tonumber(newest[2]) - span))
+      redis.call('ZREMRANGEBYRANK', key, 0, -10001)
+      local members = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+      redis.call('DEL', key)
+      local args, previous, n = {}, nil, 0
+      for i = 2, #members, 2 do
+        local moved = tonumber(members[i]) - lag
+        if not (moved > -math.huge and moved < math.huge) then
+          moved = clock
+        end
+        local stamp = int(math.min(moved, clock))
+        if stamp == previous then
+          n = n + 1
+        else
+          previous, n = stamp, 0
+        end
+        args[#args + 1] = stamp
+        args[#args + 1] = stamp .. ':' .. n
+        if #args == 2000 or i == #members then
+          redis.call('ZADD', key, unpack(args))
+          args = {}
+        end
+      end
+      redis.call('PEXPIRE', key, int(windowMs))
+    end
   end
   redis.call('ZREMRANGEBYSCORE', key, '-inf', int(now - span))
   local size = redis.call('ZCARD', key)

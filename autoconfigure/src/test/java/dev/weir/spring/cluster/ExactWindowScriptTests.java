@@ -57,13 +57,15 @@ class ExactWindowScriptTests extends WithSharedRedisServer {
   void anAdmissionAWindowOldIsTrimmedAndOneJustYoungerStillCounts() {
     String key = key();
     long now = redisMicros();
-    redis.call("ZADD", key, Long.toString(now - 1_000_000), "old:0"); // exactly a window before now, or more
-    redis.call("ZADD", key, Long.toString(now + 5_000_000), "young:0"); // ahead: counts, and the script decides at it
-    List<Long> decided = decide(key, 1, 1000, 1);
-    assertThat(decided.get(3)).isEqualTo(now + 5_000_000);
+    // A window of 100 s: "young" is ahead of Redis' clock by less than a hundredth of it (1 s), so
+    // the script decides at it, and "old" is a window before that, or more.
+    redis.call("ZADD", key, Long.toString(now - 100_000_000), "old:0");
+    redis.call("ZADD", key, Long.toString(now + 500_000), "young:0");
+    List<Long> decided = decide(key, 1, 100_000, 1);
+    assertThat(decided.get(3)).isEqualTo(now + 500_000);
     assertThat(decided.subList(0, 2)).containsExactly(0L, 0L);
     assertThat(redis.call("ZSCORE", key, "old:0")).isNull();
-    assertThat(decided.get(2)).isEqualTo(1000L); // the young one leaves a full window after the decision time
+    assertThat(decided.get(2)).isEqualTo(100_000L); // the young one leaves a full window after the decision time
   }
 
   @Test
@@ -99,26 +101,28 @@ class ExactWindowScriptTests extends WithSharedRedisServer {
 
   /**
    * Redis' clock behind the newest admission (a promoted replica whose clock is behind, or a step
-   * back): two admissions at A were trimmed by a call at B = A + window, which the set still
-   * holds. A call now, at A + 200 ms by Redis' clock, must be decided at B: decided at its own
-   * time it would be a third admission in [A, A + window) with a limit of 2.
+   * back) by no more than a hundredth of the window: two admissions at A were trimmed by a call at
+   * B = A + window (100 s), which the set still holds. A call now, at A + 99.5 s by Redis' clock,
+   * must be decided at B: decided at its own time it would be a third admission in
+   * [A, A + window) with a limit of 2. (Behind by more, the script re-anchors: see the steps back
+   * below.)
    */
   @Test
   void aClockBehindTheNewestAdmissionDecidesAtThatAdmissionSoNoSpanHoldsMoreThanTheLimit() {
     String key = key();
     long now = redisMicros();
-    long a = now - 200_000;
-    long b = a + 1_000_000;
+    long a = now - 99_500_000;
+    long b = a + 100_000_000;
     redis.call("ZADD", key, Long.toString(b), b + ":0");
     List<Long> stamps = new ArrayList<>(List.of(a, a, b));
-    List<Long> decided = decide(key, 2, 1000, 1);
+    List<Long> decided = decide(key, 2, 100_000, 1);
     assertThat(decided.get(0)).isEqualTo(1L);
     stamps.add(decided.get(3));
     assertThat(decided.get(3)).isEqualTo(b);
     assertThat(redis.call("ZSCORE", key, b + ":1")).isEqualTo(Long.toString(b)); // unique at one time
-    assertThat(Spans.mostInAnySpan(stamps, 1_000_000)).isLessThanOrEqualTo(2);
+    assertThat(Spans.mostInAnySpan(stamps, 100_000_000)).isLessThanOrEqualTo(2);
     // The key outlives the clock's lag: a window after B, not after Redis' now.
-    assertThat((Long) redis.call("PTTL", key)).isGreaterThan(1000L);
+    assertThat((Long) redis.call("PTTL", key)).isGreaterThan(100_000L);
   }
 
   /**
@@ -144,6 +148,60 @@ class ExactWindowScriptTests extends WithSharedRedisServer {
     String full = key();
     assertThat(decide(full, 10_000, 10_000, 10_000).subList(0, 2)).containsExactly(1L, 0L);
     assertThat(redis.call("ZCARD", full)).isEqualTo(10_000L);
+  }
+
+  /**
+   * Redis' clock stepped back an hour on a saturated rule of 10 per second (every member an hour
+   * ahead of TIME): deciding at the newest member, as before, refused everything for the hour, each
+   * refusal saying "retry in a second". Re-anchored, the members move back by the lag: they leave a
+   * window after the first decision following the step, and not sooner.
+   */
+  @Test
+  void aClockStepBackOfAnHourAdmitsAgainAWindowAfterTheFirstDecisionAfterIt() throws Exception {
+    String key = key();
+    assertThat(decide(key, 10, 1000, 10).get(0)).isEqualTo(1L);
+    ClockSteps.membersAhead(redis, key, 3_600_000_000L);
+    List<Long> first = decide(key, 10, 1000, 1);
+    assertThat(first.subList(0, 2)).containsExactly(0L, 0L);
+    assertThat(first.get(2)).isLessThanOrEqualTo(1000L);
+    long stepped = first.get(3);
+    long start = redisMicros();
+    List<Long> admitted = null;
+    while (admitted == null && redisMicros() < start + 3_000_000) {
+      List<Long> next = decide(key, 10, 1000, 1);
+      if (next.get(0) == 0L) {
+        assertThat(next.get(3)).as("refused a window after the step").isLessThan(stepped + 1_000_000);
+        Thread.sleep(Math.min(20, next.get(2)));
+      } else {
+        admitted = next;
+      }
+    }
+    assertThat(admitted).as("admitted again after the step back").isNotNull();
+    assertThat(admitted.get(3)).as("not before the ten leave").isGreaterThanOrEqualTo(stepped + 1_000_000);
+  }
+
+  /**
+   * Steps back of every size one after another, below the bound (a hundredth of the window: the
+   * script decides at the newest member) and above (it re-anchors), on a saturated rule of 10 per
+   * 100 s: nothing is admitted, nothing lost. (Trimming or ignoring the members ahead of the clock
+   * would admit 10 each time.)
+   */
+  @Test
+  void stepsBackOfEverySizeOneAfterAnotherNeverLetMoreThanTheLimitIntoAWindow() {
+    String key = key();
+    long start = redisMicros();
+    assertThat(decide(key, 10, 100_000, 10).get(0)).isEqualTo(1L);
+    long[] steps = {1, 999_999, 1_000_000, 1_000_001, 5_000_000, 99_000_000, 100_000_000, 3_600_000_000L};
+    int admitted = 0;
+    for (int round = 0; round < 5; round++) {
+      for (long step : steps) {
+        ClockSteps.membersAhead(redis, key, step);
+        admitted += decide(key, 10, 100_000, 1).get(0).intValue();
+      }
+    }
+    assertThat(redisMicros() - start).as("the steps took less than a window").isLessThan(100_000_000L);
+    assertThat(admitted).isZero();
+    assertThat(redis.call("ZCARD", key)).isEqualTo(10L);
   }
 
   private String key() {

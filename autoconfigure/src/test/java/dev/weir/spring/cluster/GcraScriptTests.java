@@ -48,10 +48,10 @@ class GcraScriptTests extends WithSharedRedisServer {
   }
 
   @Test
-  void aStateAheadOfRedisClockIsHonouredAsIs() {
+  void aStateAheadOfRedisClockWithinTheHorizonIsHonouredAsIs() {
     String key = key();
     long now = redisMicros();
-    long ahead = now + 1_000_000 + (long) (3 * EMISSION); // three admissions a second from now
+    long ahead = now + 900_000; // within the horizon (3 emissions: a second) of now
     redis.call("SET", key, Long.toString(ahead));
     List<Long> refused = decide(key, EMISSION, 3, 1);
     assertThat(refused.get(0)).isZero();
@@ -64,6 +64,55 @@ class GcraScriptTests extends WithSharedRedisServer {
     String key = key();
     assertThat(decide(key, EMISSION, 3, 4).get(0)).isZero();
     assertThat(redis.call("EXISTS", key)).isEqualTo(0L);
+  }
+
+  /**
+   * Redis' clock stepped back an hour on a key whose bucket of 10 per second is empty (its TAT an
+   * hour and a second ahead of TIME): honoured as it was, the key refused everything for the hour.
+   * Re-anchored at the horizon, it is an empty bucket refilling from now: one emission away.
+   */
+  @Test
+  void aStateFurtherAheadThanTheHorizonIsReAnchoredAtItAnEmptyBucketRefillingFromNow() {
+    String key = key();
+    assertThat(decide(key, 100_000.0, 10, 10).get(0)).isEqualTo(1L);
+    ClockSteps.tatAhead(redis, key, 3_600_000_000L);
+    List<Long> refused = decide(key, 100_000.0, 10, 1);
+    assertThat(refused.get(0)).isZero();
+    assertThat(refused.get(2)).as("one emission, not an hour").isLessThanOrEqualTo(100L);
+    assertThat(Long.parseLong(redis.command("GET", key)) - refused.get(3)).isEqualTo(1_000_000L);
+    assertThat((Long) redis.call("PTTL", key)).isBetween(1L, 1000L);
+  }
+
+  /**
+   * Steps back of every size one after another on an empty bucket of 10 per 100 s: a step back only
+   * empties a bucket further (or re-anchors it empty), so nothing is admitted. (Dropping a state
+   * ahead of the clock would make the bucket full again: 10 admitted each time.)
+   */
+  @Test
+  void stepsBackOfEverySizeOneAfterAnotherNeverFillTheBucket() {
+    String key = key();
+    long start = redisMicros();
+    assertThat(decide(key, 10_000_000.0, 10, 10).get(0)).isEqualTo(1L);
+    long[] steps = {1, 5_000_000, 99_999_999, 100_000_000, 100_000_002, 3_600_000_000L};
+    int admitted = 0;
+    for (int round = 0; round < 5; round++) {
+      for (long step : steps) {
+        ClockSteps.tatAhead(redis, key, step);
+        admitted += decide(key, 10_000_000.0, 10, 1).get(0).intValue();
+      }
+    }
+    assertThat(redisMicros() - start).as("the steps took less than an emission").isLessThan(10_000_000L);
+    assertThat(admitted).isZero();
+  }
+
+  /** A TAT that is not a number counts as an empty bucket, re-anchored at the horizon; never an error. */
+  @Test
+  void aStateThatIsNotANumberCountsAsAnEmptyBucket() {
+    String key = key();
+    redis.call("SET", key, "garbage");
+    List<Long> refused = decide(key, EMISSION, 3, 1);
+    assertThat(refused.get(0)).isZero();
+    assertThat(Long.parseLong(redis.command("GET", key)) - refused.get(3)).isEqualTo(1_000_000L);
   }
 
   private static String key() {

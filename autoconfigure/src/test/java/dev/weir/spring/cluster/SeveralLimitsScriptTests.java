@@ -109,6 +109,40 @@ class SeveralLimitsScriptTests extends WithSharedRedisServer {
     return "several:{r}:exact:all:" + KEYS.incrementAndGet() + ":10000ms";
   }
 
+  /**
+   * Redis' clock stepped back an hour on two saturated limits of 10 per second decided together
+   * (the bucket and the members an hour ahead of TIME): each re-anchors as its own script does, so
+   * the call is admitted again within a window of the first decision after the step, not after an
+   * hour; and steps back one after another admit nothing before that.
+   */
+  @Test
+  void aClockStepBackOfAnHourReAnchorsEveryLimitAndAdmitsAgainWithinAWindow() throws Exception {
+    String window = windowKey();
+    String exact = exactKey();
+    List<Object> limits = List.of("w", "10", "1000", "10", "x", "10", "1000", "10");
+    assertThat(decide(10, List.of(window, exact), limits).get(0)).isEqualTo(1L);
+    for (long step : new long[] {1_000, 50_000, 3_600_000_000L}) {
+      ClockSteps.hashAhead(redis, window, step / 1000, 100);
+      ClockSteps.membersAhead(redis, exact, step);
+      assertThat(decide(1, List.of(window, exact), limits).get(0)).as("a step back of %d us", step).isZero();
+    }
+    long stepped = redisMicros();
+    List<Long> admitted = null;
+    while (admitted == null && redisMicros() < stepped + 3_000_000) {
+      long before = redisMicros();
+      List<Long> next = decide(1, List.of(window, exact), limits);
+      if (next.get(0) == 0L) {
+        assertThat(before).as("refused a window after the step").isLessThan(stepped + 1_000_000);
+        Thread.sleep(Math.min(20, next.get(2)));
+      } else {
+        admitted = next;
+      }
+    }
+    assertThat(admitted).as("admitted again after the step back").isNotNull();
+    assertThat(hashSum(window)).isEqualTo(1);
+    assertThat(redis.call("ZCARD", exact)).isEqualTo(1L);
+  }
+
   @SuppressWarnings("unchecked")
   private static List<Long> decide(int permits, List<String> keys, List<Object> limits) {
     List<String> arguments = new ArrayList<>();
