@@ -1,10 +1,10 @@
 package dev.weir.spring.properties;
 
 import dev.weir.rule.RuleViolation;
+import java.beans.Introspector;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.RecordComponent;
-import java.beans.Introspector;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
