@@ -237,7 +237,7 @@ final class PostedRules {
           + ", which is not a kind of rules; the body takes " + String.join(", ", KINDS) + ", a list of rules each");
     }
     String meant = KINDS.stream().filter(kind -> looksLike(name, kind)).findFirst()
-        .map(kind -> " (did you mean '" + kind + "'?)").orElse("");
+        .map(Spelling::didYouMean).orElse("");
     String note = "resource".equals(name) ? " (the resource is the one named in the path)" : meant;
     return new RuleViolation(name, "is not a kind of rules" + note + "; the body takes "
         + String.join(", ", KINDS) + ", a list of rules each");

@@ -14,6 +14,7 @@ import dev.weir.spring.properties.WeirPropertiesValidator;
 import dev.weir.spring.keys.KeyLanguage;
 import dev.weir.spring.observation.RefusalObserver;
 import dev.weir.spring.rules.RuleSources;
+import java.util.ArrayList;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -26,6 +27,7 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
@@ -35,7 +37,8 @@ import org.springframework.util.function.SingletonSupplier;
  * startup checks. The whole of it is off with {@code weir.enabled=false}.
  *
  * <p>The {@code weir.*} configuration is judged by {@link WeirPropertiesValidator} against the
- * engine before any rule is loaded: any invalid value stops the start with an
+ * engine before any rule is loaded: any invalid value, and any key that is no Weir property
+ * ({@link StrictKeys}, unless {@code weir.strict-keys} is false), stops the start with an
  * {@link InvalidWeirConfigurationException} naming every offending property. The rules are then
  * loaded by {@link RuleSources}, which also reads the rule file and Sentinel files of
  * {@code weir.rules.*} (an invalid or missing one stops the start the same way, each problem named
@@ -63,10 +66,11 @@ public final class WeirAutoConfiguration {
   @ConditionalOnMissingBean
   Weir weir(WeirProperties properties, ObjectProvider<Ticker> ticker, ObjectProvider<Sleeper> sleeper,
       ObjectProvider<WeirBuilderCustomizer> customizers, ObjectProvider<ClusterClient> clusterClient,
-      RuleSources ruleSources, KeyLanguage keyExpressions) {
+      RuleSources ruleSources, KeyLanguage keyExpressions, StrictKeys strictKeys) {
     ClusterClient client = properties.getCluster().isEnabled() ? clusterClient.getIfAvailable() : null;
     Weir weir = WeirEngines.build(properties, client, keyExpressions, ticker, sleeper, customizers);
-    List<RuleViolation> violations = WeirPropertiesValidator.validate(properties, weir.rules(), client != null);
+    List<RuleViolation> violations = new ArrayList<>(strictKeys.violations());
+    violations.addAll(WeirPropertiesValidator.validate(properties, weir.rules(), client != null));
     if (violations.isEmpty()) {
       try {
         ruleSources.attach(weir);
@@ -79,6 +83,11 @@ public final class WeirAutoConfiguration {
       throw new InvalidWeirConfigurationException(violations);
     }
     return weir;
+  }
+
+  @Bean
+  StrictKeys weirStrictKeys(Environment environment, WeirProperties properties) {
+    return new StrictKeys(environment, properties);
   }
 
   @Bean

@@ -33,7 +33,12 @@ public final class Spelling {
   /** Returns {@code " (did you mean 'x'?)"} for the {@link #closest} name, else an empty string. */
   public static String suggestion(String name, Collection<String> names) {
     String closest = closest(name, names);
-    return closest == null ? "" : " (did you mean '" + closest + "'?)";
+    return closest == null ? "" : didYouMean(closest);
+  }
+
+  /** Returns {@code " (did you mean 'x'?)"} for {@code x}, a name found some other way. */
+  public static String didYouMean(String closest) {
+    return " (did you mean '" + closest + "'?)";
   }
 
   /** Returns the edit distance of two strings, a swap of neighbours counting as one edit. */

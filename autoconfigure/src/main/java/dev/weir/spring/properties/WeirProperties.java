@@ -16,7 +16,9 @@ import org.springframework.boot.context.properties.NestedConfigurationProperty;
  * Configuration of Weir under the {@code weir} prefix: the engine's limits and the rules in force
  * when the application starts. Enum values bind case-insensitively, with or without dashes
  * ({@code warm-up}, {@code WARM_UP}). Every value is checked at startup: an invalid one stops the
- * start with the property's path, such as {@code weir.flow[0].count}, and what is allowed.
+ * start with the property's path, such as {@code weir.flow[0].count}, and what is allowed; so does
+ * every key under {@code weir.} that is none of these properties, such as a misspelt
+ * {@code weir.flow[0].intervall} (see {@link #isStrictKeys()}).
  *
  * <p>Flow rules with {@code cluster-mode: true} need {@code weir.cluster.enabled: true} and
  * {@code spring-boot-starter-data-redis}; without them the start stops rather than counting such a
@@ -30,6 +32,13 @@ public class WeirProperties {
    * and no HTTP mapping is installed.
    */
   private boolean enabled = true;
+
+  /**
+   * Whether a key under weir. that is no Weir property (a misspelt one, such as
+   * weir.flow[0].intervall) stops the start, naming it and the nearest known key. When false, each
+   * such key is logged as a warning instead: for an older Weir started with a newer configuration.
+   */
+  private boolean strictKeys = true;
 
   /**
    * Most resources without rules that the engine tracks; calls of further resource names pass
@@ -88,6 +97,14 @@ public class WeirProperties {
 
   public void setEnabled(boolean enabled) {
     this.enabled = enabled;
+  }
+
+  public boolean isStrictKeys() {
+    return strictKeys;
+  }
+
+  public void setStrictKeys(boolean strictKeys) {
+    this.strictKeys = strictKeys;
   }
 
   public Duration getClockResolution() {

@@ -27,7 +27,7 @@ import tools.jackson.databind.json.JsonMapper;
  * Inputs: those of {@link EndpointWriteFuzzTests}, which runs many more without HTTP.
  *
  * <p>Seeded ({@link Fuzz}): default seed {@value #SEED}, {@value #TRIES} inputs per stack (a post
- * costs far more than a call); {@code -Dweir.fuzz.seed} and {@code -Dweir.fuzz.tries} for other and
+ * costs far more than a call); {@code -Dweir-test.fuzz.seed} and {@code -Dweir-test.fuzz.tries} for other and
  * longer runs. A failure names the seed, the try and the input.
  */
 class EndpointHttpFuzzTests {

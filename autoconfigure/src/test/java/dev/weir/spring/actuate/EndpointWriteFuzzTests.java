@@ -35,7 +35,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * huge values, many rules, many and unknown fields, sizes around the limit).
  *
  * <p>Seeded ({@link Fuzz}): default seed {@value #SEED}, {@value #TRIES} inputs per test;
- * {@code -Dweir.fuzz.seed} and {@code -Dweir.fuzz.tries} for other and longer runs. A failure names
+ * {@code -Dweir-test.fuzz.seed} and {@code -Dweir-test.fuzz.tries} for other and longer runs. A failure names
  * the seed, the try and the input. The tries of a test write one after another to the same engine,
  * so a replay runs the tries before the failing one too.
  */

@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
  * against sample arguments (nulls, an application's records, a platform object, the request view,
  * a 100,000-character header), which must never throw and answer within the bound.
  *
- * <p>Longer runs: {@code -Dweir.fuzz.tries=200000} (inputs per property; default {@value #TRIES}),
- * and {@code -Dweir.fuzz.seed=...} for other inputs (default {@value #SEED}); a failure names the
+ * <p>Longer runs: {@code -Dweir-test.fuzz.tries=200000} (inputs per property; default {@value #TRIES}),
+ * and {@code -Dweir-test.fuzz.seed=...} for other inputs (default {@value #SEED}); a failure names the
  * seed, the try and the input, so that it can be replayed ({@link Fuzz}).
  */
 class KeyFuzzTests {

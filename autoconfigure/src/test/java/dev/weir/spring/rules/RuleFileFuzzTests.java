@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * many and unknown fields, sizes around the limit).
  *
  * <p>Seeded ({@link Fuzz}): default seed {@value #SEED}, {@value #TRIES} inputs per test;
- * {@code -Dweir.fuzz.seed} and {@code -Dweir.fuzz.tries} for other and longer runs. A failure names
+ * {@code -Dweir-test.fuzz.seed} and {@code -Dweir-test.fuzz.tries} for other and longer runs. A failure names
  * the seed, the try and the input.
  */
 class RuleFileFuzzTests {

@@ -29,10 +29,10 @@ import java.util.function.Supplier;
 public final class Fuzz {
 
   /** The system property of the run's seed. */
-  public static final String SEED_PROPERTY = "weir.fuzz.seed";
+  public static final String SEED_PROPERTY = "weir-test.fuzz.seed";
 
   /** The system property of the number of inputs per property. */
-  public static final String TRIES_PROPERTY = "weir.fuzz.tries";
+  public static final String TRIES_PROPERTY = "weir-test.fuzz.tries";
 
   /** Inputs longer than this are shown in a failure message by their start and their length. */
   private static final int SHOWN = 10_000;

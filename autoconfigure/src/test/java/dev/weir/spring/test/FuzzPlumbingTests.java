@@ -55,7 +55,7 @@ class FuzzPlumbingTests {
       throw new StackOverflowError();
     })).isInstanceOf(AssertionError.class).hasCauseInstanceOf(StackOverflowError.class)
         .hasMessage("read threw java.lang.StackOverflowError (seed " + fuzz.seed() + ", try 7, 2 characters;"
-            + " replay with -Dweir.fuzz.seed=" + fuzz.seed() + " -Dweir.fuzz.tries=8): {[");
+            + " replay with -Dweir-test.fuzz.seed=" + fuzz.seed() + " -Dweir-test.fuzz.tries=8): {[");
   }
 
   @Test

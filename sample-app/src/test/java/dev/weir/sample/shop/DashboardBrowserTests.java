@@ -38,7 +38,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * flaky carrier (failing every call here) opens its circuit, which the page highlights in words; an
  * edit of the search limit with a bad value shows the server's error beside the line and changes
  * nothing; a good value changes the limit, which the traffic then shows. The keyboard alone reaches
- * all of it. Screenshots go to {@code target/screenshots} (and to {@code -Dweir.screenshots}).
+ * all of it. Screenshots go to {@code target/screenshots} (and to {@code -Dweir-test.screenshots}).
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class DashboardBrowserTests {

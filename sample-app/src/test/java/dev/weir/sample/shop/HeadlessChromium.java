@@ -82,8 +82,8 @@ final class HeadlessChromium {
 
   /**
    * Saves a screenshot to {@code target/screenshots/name.png}, and to the directory of the system
-   * property {@code weir.screenshots} when it is set (the pictures of docs/dashboard.md are taken so:
-   * {@code -Dweir.screenshots=$PWD/docs}).
+   * property {@code weir-test.screenshots} when it is set (the pictures of docs/dashboard.md are taken so:
+   * {@code -Dweir-test.screenshots=$PWD/docs}).
    */
   static Path screenshot(WebDriver browser, String name) {
     byte[] png = ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES);
@@ -91,7 +91,7 @@ final class HeadlessChromium {
       Path file = Path.of("target", "screenshots", name + ".png");
       Files.createDirectories(file.getParent());
       Files.write(file, png);
-      Optional<String> copy = Optional.ofNullable(System.getProperty("weir.screenshots")).filter(s -> !s.isBlank());
+      Optional<String> copy = Optional.ofNullable(System.getProperty("weir-test.screenshots")).filter(s -> !s.isBlank());
       if (copy.isPresent()) {
         Path target = Path.of(copy.get(), name + ".png");
         Files.createDirectories(target.getParent());

@@ -1,12 +1,14 @@
 package dev.weir.spring.autoconfigure.refresh;
 
 import dev.weir.rule.RuleViolation;
+import dev.weir.spring.properties.PropertyKeys;
 import dev.weir.spring.properties.WeirProperties;
 import dev.weir.spring.rules.RuleSources;
 import java.util.List;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.context.ApplicationListener;
 import org.springframework.core.env.Environment;
@@ -16,7 +18,8 @@ import org.springframework.core.env.Environment;
  * bound into a fresh {@link WeirProperties} from the environment (not read from the properties
  * bean, which Spring Cloud's rebinder refreshes on its own schedule), then handed to
  * {@link RuleSources#refreshApplication}, which validates them and changes nothing when they are
- * invalid. A value that cannot be bound at all is such a problem, named by its property.
+ * invalid. A value that cannot be bound at all is such a problem, named by its property, and so is a
+ * key that is no Weir property, unless {@code weir.strict-keys} is false (as at start).
  */
 final class WeirRulesRefresher implements ApplicationListener<EnvironmentChangeEvent> {
 
@@ -43,6 +46,9 @@ final class WeirRulesRefresher implements ApplicationListener<EnvironmentChangeE
           "cannot be bound: " + cause.getMessage())));
       return;
     }
-    sources.refreshApplication(fresh, List.of());
+    List<RuleViolation> unknownKeys = fresh.isStrictKeys()
+        ? PropertyKeys.unknown(ConfigurationPropertySources.get(environment), "weir", WeirProperties.class)
+        : List.of();
+    sources.refreshApplication(fresh, unknownKeys);
   }
 }

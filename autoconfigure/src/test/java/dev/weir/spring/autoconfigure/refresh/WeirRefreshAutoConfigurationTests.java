@@ -73,6 +73,21 @@ class WeirRefreshAutoConfigurationTests {
   }
 
   @Test
+  void aRefreshWithAMisspeltKeyChangesNothingAndNamesIt() {
+    contexts.run(context -> {
+      RuleSources sources = context.getBean(RuleSources.class);
+      refresh(context, "weir.flow[0].count=25", "weir.flow[0].intervall=10s");
+      assertThat(count(context)).isEqualTo(10);
+      assertThat(sources.status().get(RuleSources.APPLICATION))
+          .contains("weir.flow[0].intervall: unknown key (did you mean 'interval'?)");
+    });
+    contexts.withPropertyValues("weir.strict-keys=false").run(context -> {
+      refresh(context, "weir.flow[0].count=25", "weir.flow[0].intervall=10s");
+      assertThat(count(context)).isEqualTo(25);
+    });
+  }
+
+  @Test
   void aRefreshOfOtherKeysLeavesTheRulesAlone() {
     contexts.run(context -> {
       TestPropertyValues.of("weir.flow[0].count=99").applyTo(context.getEnvironment());
