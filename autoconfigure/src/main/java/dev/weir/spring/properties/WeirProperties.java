@@ -537,8 +537,8 @@ public class WeirProperties {
 
   /**
    * gRPC (grpc-java) settings ({@code weir.grpc}): with grpc-java present, a server interceptor guards
-   * each method as the IN resource grpc:<service>/<method> and a client interceptor each called method
-   * as the OUT resource grpc-client:<service>/<method>.
+   * each method as the IN resource {@code grpc:<service>/<method>} and a client interceptor each called method
+   * as the OUT resource {@code grpc-client:<service>/<method>}.
    */
   public static class Grpc {
 
