@@ -82,6 +82,8 @@ public class WeirProperties {
   private final Grpc grpc = new Grpc();
   private final Client client = new Client();
 
+  private final CompatibilityVerifier compatibilityVerifier = new CompatibilityVerifier();
+
   public boolean isEnabled() {
     return enabled;
   }
@@ -180,6 +182,10 @@ public class WeirProperties {
 
   public Client getClient() {
     return client;
+  }
+
+  public CompatibilityVerifier getCompatibilityVerifier() {
+    return compatibilityVerifier;
   }
 
   /** Live statistics settings ({@code weir.statistics}). */
@@ -614,6 +620,27 @@ public class WeirProperties {
 
     public void setHonourUpstream(boolean honourUpstream) {
       this.honourUpstream = honourUpstream;
+    }
+  }
+
+  /**
+   * The check at start that the application runs on a Spring Boot version this Weir supports
+   * ({@code weir.compatibility-verifier}; docs/compatibility.md).
+   */
+  public static class CompatibilityVerifier {
+
+    /**
+     * Whether an application on a Spring Boot version outside the supported range fails at start
+     * with a message naming the version found and the range supported.
+     */
+    private boolean enabled = true;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
     }
   }
 }
