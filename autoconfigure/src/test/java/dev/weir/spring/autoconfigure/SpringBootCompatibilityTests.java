@@ -23,17 +23,17 @@ class SpringBootCompatibilityTests {
       .withConfiguration(AutoConfigurations.of(WeirCompatibilityAutoConfiguration.class));
 
   @ParameterizedTest
-  @ValueSource(strings = {"4.0.0", "4.0.7", "4.1.0", "4.1.1", "4.1.2-SNAPSHOT", "4.1.10"})
+  @ValueSource(strings = {"4.1.0", "4.1.1", "4.1.2-SNAPSHOT", "4.1.10"})
   void aSupportedVersionStarts(String version) {
     assertThatCode(() -> new SpringBootCompatibility(() -> version).verify()).doesNotThrowAnyException();
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"3.5.7", "3.9.0", "4.2.0", "4.2.0-M1", "5.0.0", "40.1.0"})
+  @ValueSource(strings = {"3.5.7", "4.0.0", "4.0.7", "4.2.0", "4.2.0-M1", "5.0.0", "40.1.0"})
   void anUnsupportedVersionFailsNamingItAndTheRange(String version) {
     assertThatThrownBy(() -> new SpringBootCompatibility(() -> version).verify())
         .isInstanceOf(IncompatibleSpringBootException.class)
-        .hasMessage("Weir supports Spring Boot 4.0.x and 4.1.x; this application runs on Spring Boot " + version);
+        .hasMessage("Weir supports Spring Boot 4.1.x; this application runs on Spring Boot " + version);
   }
 
   @ParameterizedTest
@@ -47,10 +47,9 @@ class SpringBootCompatibilityTests {
   @Test
   void theAnalyzerNamesTheVersionTheRangeAndTheWayOut() {
     FailureAnalysis analysis = new IncompatibleSpringBootFailureAnalyzer()
-        .analyze(new IllegalStateException("wrapped", new IncompatibleSpringBootException("3.5.7", "4.0.x and 4.1.x")));
+        .analyze(new IllegalStateException("wrapped", new IncompatibleSpringBootException("4.0.7", "4.1.x")));
     assertThat(analysis.getDescription())
-        .isEqualTo("This application runs on Spring Boot 3.5.7, and this version of Weir supports Spring Boot 4.0.x and"
-            + " 4.1.x.");
+        .isEqualTo("This application runs on Spring Boot 4.0.7, and this version of Weir supports Spring Boot 4.1.x.");
     assertThat(analysis.getAction()).contains("docs/compatibility.md").contains("weir.compatibility-verifier.enabled=false");
   }
 
