@@ -91,6 +91,8 @@ public class WeirProperties {
   private final Grpc grpc = new Grpc();
   private final Client client = new Client();
 
+  private final CompatibilityVerifier compatibilityVerifier = new CompatibilityVerifier();
+
   public boolean isEnabled() {
     return enabled;
   }
@@ -197,6 +199,10 @@ public class WeirProperties {
 
   public Client getClient() {
     return client;
+  }
+
+  public CompatibilityVerifier getCompatibilityVerifier() {
+    return compatibilityVerifier;
   }
 
   /** Live statistics settings ({@code weir.statistics}). */
@@ -554,8 +560,8 @@ public class WeirProperties {
 
   /**
    * gRPC (grpc-java) settings ({@code weir.grpc}): with grpc-java present, a server interceptor guards
-   * each method as the IN resource grpc:<service>/<method> and a client interceptor each called method
-   * as the OUT resource grpc-client:<service>/<method>.
+   * each method as the IN resource {@code grpc:<service>/<method>} and a client interceptor each called method
+   * as the OUT resource {@code grpc-client:<service>/<method>}.
    */
   public static class Grpc {
 
@@ -631,6 +637,27 @@ public class WeirProperties {
 
     public void setHonourUpstream(boolean honourUpstream) {
       this.honourUpstream = honourUpstream;
+    }
+  }
+
+  /**
+   * The check at start that the application runs on a Spring Boot version this Weir supports
+   * ({@code weir.compatibility-verifier}; docs/compatibility.md).
+   */
+  public static class CompatibilityVerifier {
+
+    /**
+     * Whether an application on a Spring Boot version outside the supported range fails at start
+     * with a message naming the version found and the range supported.
+     */
+    private boolean enabled = true;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
     }
   }
 }

@@ -79,7 +79,7 @@ class NativeHintsTests {
   void failureAnalyzersAreInstantiable() throws Exception {
     List<String> analyzers = SpringFactoriesLoader.loadFactoryNames(FailureAnalyzer.class,
         getClass().getClassLoader()).stream().filter(name -> name.startsWith("dev.weir.")).toList();
-    assertThat(analyzers).hasSize(2);
+    assertThat(analyzers).hasSize(3);
     for (String analyzer : analyzers) {
       for (var constructor : Class.forName(analyzer).getDeclaredConstructors()) {
         assertThat(cglib).as(analyzer).matches(reflection.onConstructorInvocation(constructor));
