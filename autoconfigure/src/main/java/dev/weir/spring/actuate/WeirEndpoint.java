@@ -14,6 +14,7 @@ import dev.weir.spring.properties.LogText;
 import dev.weir.spring.properties.RuleChangeLog;
 import dev.weir.spring.properties.RuleLists;
 import dev.weir.spring.properties.WeirPropertiesValidator;
+import dev.weir.spring.rules.RuleFileChangingException;
 import dev.weir.spring.rules.RuleSources;
 import java.io.UncheckedIOException;
 import java.security.Principal;
@@ -218,6 +219,9 @@ public final class WeirEndpoint {
         }
       } catch (InvalidRulesException ex) {
         return refuse(securityContext, resource, ex.violations());
+      } catch (RuleFileChangingException ex) {
+        return refuse(securityContext, InvalidRulesDescriptor.changing(resource, List.of(
+            new RuleViolation("weir.rules.file", ex.getMessage()))));
       } catch (UncheckedIOException ex) {
         return refuse(securityContext, resource, List.of(new RuleViolation("weir.rules.file",
             "the rules could not be saved to the rule file, nothing changed: " + ex.getMessage())));
@@ -257,7 +261,11 @@ public final class WeirEndpoint {
 
   private static Replacement refuse(SecurityContext securityContext, String resource,
       List<RuleViolation> violations) {
-    InvalidRulesDescriptor refused = InvalidRulesDescriptor.of(resource, violations);
+    return refuse(securityContext, InvalidRulesDescriptor.of(resource, violations));
+  }
+
+  private static Replacement refuse(SecurityContext securityContext, InvalidRulesDescriptor refused) {
+    String resource = refused.resource();
     if (logger.isInfoEnabled()) {
       logger.info("Rules of '" + LogText.of(resource) + "' not replaced through the weir endpoint"
           + LogText.of(by(securityContext)) + ": " + LogText.of(refused.detail()));
@@ -377,8 +385,9 @@ public final class WeirEndpoint {
   /**
    * Why rules were refused; nothing changed.
    *
-   * @param title {@code Invalid rules}
-   * @param status 400
+   * @param title {@code Invalid rules}, or {@code Rule file changing}
+   * @param status 400, or 409 when the rule file kept changing under a write-back (the same write
+   *     may be tried again)
    * @param detail every problem on one line
    * @param resource the resource whose rules were posted
    * @param violations every problem, with its field ({@code flow[0].count}) and what is allowed
@@ -388,6 +397,12 @@ public final class WeirEndpoint {
 
     static InvalidRulesDescriptor of(String resource, List<RuleViolation> violations) {
       return new InvalidRulesDescriptor("Invalid rules", 400,
+          violations.stream().map(RuleViolation::toString).collect(Collectors.joining("; ")), resource,
+          List.copyOf(violations));
+    }
+
+    static InvalidRulesDescriptor changing(String resource, List<RuleViolation> violations) {
+      return new InvalidRulesDescriptor("Rule file changing", 409,
           violations.stream().map(RuleViolation::toString).collect(Collectors.joining("; ")), resource,
           List.copyOf(violations));
     }

@@ -24,7 +24,9 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
  *   <li>{@code POST /actuator/weir/{resource}} answers {@code 200} with the resource as it is
  *       afterwards, or {@code 400} with {@code title}, {@code status}, {@code detail},
  *       {@code resource} and {@code violations} (each a {@code field} and a {@code message}) when the
- *       rules are refused, and then nothing changed.
+ *       rules are refused, and then nothing changed; or {@code 409} with the same body when, with
+ *       {@code weir.rules.write-back}, the rule file kept changing under the write (an editor saving
+ *       it), and then too nothing changed: the same write may be tried again.
  * </ul>
  */
 @EndpointWebExtension(endpoint = WeirEndpoint.class)
@@ -61,7 +63,7 @@ public final class WeirEndpointWebExtension {
       @Selector String resource, @Nullable String rules) {
     WeirEndpoint.Replacement replacement = endpoint.replace(securityContext, resource, rules);
     if (replacement.refused() != null) {
-      return new WebEndpointResponse<>(replacement.refused(), WebEndpointResponse.STATUS_BAD_REQUEST);
+      return new WebEndpointResponse<>(replacement.refused(), replacement.refused().status());
     }
     return new WebEndpointResponse<>(replacement.done(), WebEndpointResponse.STATUS_OK);
   }

@@ -30,8 +30,10 @@ import org.apache.commons.logging.LogFactory;
  * never {@code rules.yml}; the link itself never changes. An editor's save (truncate and write,
  * or write elsewhere and rename) may arrive as several events: after the first, the thread waits
  * until the directory has been quiet for {@value #QUIET_MILLIS} ms, at most
- * {@value #MAX_QUIET_ROUNDS} times, so that a half-written file is rarely read (and a file read
- * half-written is only refused, then read again on the next event).
+ * {@value #MAX_QUIET_ROUNDS} times, so that one save runs one check. That quiet is not what keeps
+ * a half-written file out: the check itself reads a file only once it has settled ({@link Settle},
+ * unchanged for a second), because the first part of a file saved in place is often a valid file
+ * that lacks the rest, and it was applied so, 50 ms after its write, until the rest arrived.
  */
 final class FileWatcher implements AutoCloseable {
 

@@ -9,6 +9,7 @@ import dev.weir.rule.RuleViolation;
 import dev.weir.spring.properties.InputLimits;
 import dev.weir.spring.properties.RuleMaps;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -61,14 +62,19 @@ final class RuleFile implements RuleSource {
   private final RuleFileReader reader;
   /** The content whose rules are in force ({@link #accepted}); null before any. */
   private volatile byte @Nullable [] inForce;
+  /** The stamp of content known whole (written back, or read settled); null before any. */
+  private volatile Settle.@Nullable Stamp trusted;
+  /** When the file's content may be trusted whole. */
+  private final Settle settle;
   /** Runs after the merged file is written aside and before it replaces the file; tests use it. */
   volatile Runnable beforeMove = () -> { };
 
   RuleFile(Path path) {
-    this(path, false);
+    this(path, false, new Settle());
   }
 
-  RuleFile(Path path, boolean shadowByDefault) {
+  RuleFile(Path path, boolean shadowByDefault, Settle settle) {
+    this.settle = settle;
     this.path = path.toAbsolutePath();
     this.name = "file:" + this.path;
     this.json = this.path.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".json");
@@ -154,10 +160,19 @@ final class RuleFile implements RuleSource {
    *
    * <p>What a hand edit (or a deploy) may do meanwhile, and what becomes of it:
    * <ul>
-   *   <li>Save the file between the read and the move: the file is compared with what was read
-   *       just before the move, and on a difference the merge starts again from the new content (at
-   *       most {@value #MAX_WRITE_ATTEMPTS} times, then the write is refused). What remains is the
-   *       instant between that comparison and the rename, which no file system lets one close.
+   *   <li>Save it in place (truncate, write, pause, write the rest): the file is read only once it
+   *       has {@link Settle settled}, unchanged for {@link Settle#TIME} (at once when it is as this
+   *       class last wrote or trusted it). Before, the half-written file, often valid YAML, was read,
+   *       merged and renamed over the file, and the editor's remaining bytes went to the replaced
+   *       inode: its edit was lost from the file and the engine. A file that does not settle within
+   *       {@link Settle#MAX_ROUNDS} pauses refuses the write ({@link RuleFileChangingException},
+   *       {@code 409}). A writer that pauses longer than {@link Settle#TIME} is not told apart from
+   *       one that finished.
+   *   <li>Save the file between the read and the move: the file (its stamp and its bytes) is
+   *       compared with what was read just before the move, and on a difference the merge starts
+   *       again, settling first (at most {@value #MAX_WRITE_ATTEMPTS} times, then the write is
+   *       refused with {@code 409}). What remains is the instant between that comparison and the
+   *       rename, which no file system lets one close.
    *   <li>Point a symbolic link on the file's path elsewhere: the file is written where the path
    *       leads now, its real path, compared before and after the move like its content; if the
    *       link moved, the merge starts again from the file it leads to now. (The file the link led
@@ -171,13 +186,18 @@ final class RuleFile implements RuleSource {
    * @return the bytes written and what they give
    * @throws InvalidRulesException when the merged file would be invalid, or over
    *     {@code InputLimits.MAX_BYTES}; the file is unchanged
+   * @throws RuleFileChangingException when the file kept changing; the file is unchanged
    * @throws UncheckedIOException when the file cannot be read or written
    */
   Written writeBack(String resource, Set<RuleKind> kinds, RuleSet given, RuleRegistry engine) {
     try {
       for (int attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
         Path target = target();
+        Settle.Stamp settled = settled(target);
         byte[] onDisk = readOrNull(target);
+        if (!Settle.stamp(target).equals(settled)) {
+          continue; // written again while read: settle again
+        }
         byte[] inForceNow = inForce;
         byte[] before = onDisk != null ? onDisk : inForceNow != null ? inForceNow : new byte[0];
         // Judged as it is first, so that its problems are named with its own lines.
@@ -201,22 +221,25 @@ final class RuleFile implements RuleSource {
         try {
           Files.write(temp, after);
           copyPermissions(target, temp);
+          Settle.Stamp written = Settle.stamp(temp); // a rename keeps the inode, size and time
           beforeMove.run();
-          if (!target.equals(target()) || !Arrays.equals(readOrNull(target), onDisk)) {
+          if (!target.equals(target()) || !Settle.stamp(target).equals(settled)
+              || !Arrays.equals(readOrNull(target), onDisk)) {
             continue; // changed since read: merge again into what is there now
           }
           Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
           if (!target.equals(target())) {
             continue; // a link on the path moved in the instant between: merge into where it leads now
           }
+          trusted = written;
           inForce = after;
-          return new Written(after, read.layer());
+          return new Written(after, read.layer(), written);
         } finally {
           Files.deleteIfExists(temp);
         }
       }
-      throw new UncheckedIOException(new IOException("the rule file " + path + " changed during each of "
-          + MAX_WRITE_ATTEMPTS + " attempts to write it; try again"));
+      throw new RuleFileChangingException("the rule file " + path + " changed during each of "
+          + MAX_WRITE_ATTEMPTS + " attempts to merge this write into it; nothing changed, try again");
     } catch (IOException ex) {
       throw new UncheckedIOException("Cannot write the rule file " + path + ": " + ex.getMessage(), ex);
     }
@@ -228,6 +251,31 @@ final class RuleFile implements RuleSource {
    */
   void accepted(byte[] content) {
     inForce = content;
+  }
+
+  /**
+   * Records {@code stamp} as that of content read whole (settled) from the file: a write-back finds
+   * the file so and merges into it without waiting for it to settle again.
+   */
+  void trusted(Settle.Stamp stamp) {
+    trusted = stamp;
+  }
+
+  /** The stamp of {@code target} once settled; refuses the write when it does not settle. */
+  private Settle.Stamp settled(Path target) throws IOException {
+    Settle.Stamp settled;
+    try {
+      settled = settle.await(target, trusted);
+    } catch (InterruptedException ex) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while waiting for the rule file " + path + " to settle");
+    }
+    if (settled == null) {
+      throw new RuleFileChangingException("the rule file " + path + " is being written: it changed within each of "
+          + Settle.MAX_ROUNDS + " pauses of " + Settle.TIME.toMillis() + " ms; nothing changed, try again once it is"
+          + " saved");
+    }
+    return settled;
   }
 
   /**
@@ -246,8 +294,8 @@ final class RuleFile implements RuleSource {
     return parent == null ? at : parent.toRealPath().resolve(at.getFileName());
   }
 
-  /** The bytes written back and the layer they give. */
-  record Written(byte[] content, RuleLayer layer) {
+  /** The bytes written back, the layer they give, and the stamp of the file they are. */
+  record Written(byte[] content, RuleLayer layer, Settle.Stamp stamp) {
   }
 
   /** The file's bytes, or null when there is no file. */

@@ -76,6 +76,8 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
   private final List<Watched> watched;
   private final @Nullable RuleFile ruleFile;
   private final boolean writeBack;
+  /** When a watched file's content may be trusted whole: for the watcher and the write-back alike. */
+  final Settle settle = new Settle();
 
   /** Serializes every change of the engine's rules made here: file changes and endpoint writes. */
   private final Object lock = new Object();
@@ -112,7 +114,7 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
     this.changeLog = changeLog;
     WeirProperties.Rules config = properties.getRules();
     List<RuleSource> sources = new ArrayList<>(SentinelFile.configured(config.getSentinel(), properties.isShadow()));
-    this.ruleFile = config.getFile() == null ? null : new RuleFile(config.getFile(), properties.isShadow());
+    this.ruleFile = config.getFile() == null ? null : new RuleFile(config.getFile(), properties.isShadow(), settle);
     if (ruleFile != null) {
       sources.add(ruleFile);
     }
@@ -171,6 +173,7 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
   private List<RuleViolation> loadAtStart(Watched source) {
     byte[] content;
     try {
+      source.stamp = Settle.stamp(source.source.path());
       content = BoundedFile.read(source.source.path());
     } catch (BoundedFile.TooLargeException tooLarge) {
       return List.of(new RuleViolation(source.source.name(), tooLarge.getMessage()));
@@ -198,8 +201,24 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
     apply(source.source.name(), read.layer(), false);
     if (source.source == ruleFile) {
       ruleFile.accepted(content);
+      trustAtStart(source);
     }
     return List.of();
+  }
+
+  /**
+   * Trusts the rule file as read at start when it is still as it was stamped before that read:
+   * unchanged since, for the whole start, so the first write-back need not wait for it to settle.
+   */
+  private void trustAtStart(Watched source) {
+    try {
+      Settle.Stamp now = Settle.stamp(source.source.path());
+      if (now.equals(source.stamp) && ruleFile != null) {
+        ruleFile.trusted(now);
+      }
+    } catch (IOException ex) {
+      // Not trusted: the first write-back waits for the file to settle.
+    }
   }
 
   private static RuleViolation couldNotBeChecked(Watched source, Throwable failure) {
@@ -218,6 +237,8 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
    *     of the engine as the write
    * @throws InvalidRulesException when the rules, or the rule file they are merged into, are
    *     invalid; nothing changed then
+   * @throws RuleFileChangingException when the rule file kept changing under the write-back; nothing
+   *     changed then
    * @throws UncheckedIOException when the rule file cannot be written; nothing changed then
    */
   public RuleRegistry.Change write(String resource, Set<RuleKind> kinds, RuleSet given) {
@@ -240,6 +261,7 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
         RuleFile.Written written = ruleFile.writeBack(resource, kinds, given, engine().rules());
         Watched source = watched(ruleFile);
         source.last = written.content();
+        source.stamp = written.stamp();
         source.deleted = false;
         problems.remove(ruleFile.name());
         changes = apply(ruleFile.name(), written.layer(), true);
@@ -326,9 +348,24 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
    */
   void check() {
     for (Watched source : watched) {
+      // Settled outside the lock: a write waits for no file it does not write. A file still
+      // changing is left as it is: its last change raises an event of its own, and the check after
+      // that one finds it settled.
+      Settle.@Nullable Stamp stamp;
+      try {
+        stamp = settle.await(source.source.path(), source.stamp);
+        if (stamp == null) {
+          continue; // still being written
+        }
+      } catch (IOException unreadable) {
+        stamp = null; // the read reports it
+      } catch (InterruptedException closing) {
+        Thread.currentThread().interrupt();
+        return;
+      }
       synchronized (lock) {
         try {
-          check(source);
+          check(source, stamp);
         } catch (Throwable failure) {
           failed(source, failure);
         }
@@ -360,12 +397,21 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
     }
   }
 
-  private void check(Watched source) {
+  /**
+   * Reads the file of {@code source}, settled with {@code stamp} (null when it could not be
+   * stamped), and applies it if its bytes changed. A file whose stamp changed since it settled is
+   * left as it is: it is being written again, and that write's event brings another check.
+   */
+  private void check(Watched source, Settle.@Nullable Stamp stamp) {
     String name = source.source.name();
     byte[] content;
     try {
       content = BoundedFile.read(source.source.path());
+      if (stamp != null && !Settle.stamp(source.source.path()).equals(stamp)) {
+        return;
+      }
     } catch (BoundedFile.TooLargeException tooLarge) {
+      source.stamp = stamp;
       if (!source.oversized) { // refused once, not on every event while it stays so
         source.oversized = true;
         source.last = null;
@@ -374,6 +420,7 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
       return;
     } catch (NoSuchFileException missing) {
       source.oversized = false;
+      source.stamp = stamp;
       if (!source.deleted) {
         source.deleted = true;
         String problem = "the file " + source.source.path() + " was deleted; the rules last read from it stay in force";
@@ -386,6 +433,10 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
       return;
     }
     source.oversized = false;
+    source.stamp = stamp;
+    if (stamp != null && source.source == ruleFile) {
+      ruleFile.trusted(stamp); // read whole: a write-back merges into it without settling again
+    }
     if (!source.deleted && Arrays.equals(content, source.last)) {
       return;
     }
@@ -583,6 +634,8 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
     boolean deleted;
     /** Whether the file was last seen larger than the limit (refused without being read). */
     boolean oversized;
+    /** The stamp of the file when {@link #last} was read (read without the lock by the settle). */
+    volatile Settle.@Nullable Stamp stamp;
 
     Watched(RuleSource source) {
       this.source = source;
