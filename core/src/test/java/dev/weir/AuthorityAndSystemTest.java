@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weir.rule.AuthorityRule;
+import dev.weir.rule.AuthorityStrategy;
 import dev.weir.rule.InvalidRulesException;
 import dev.weir.rule.RuleKind;
 import dev.weir.rule.RuleSet;
@@ -17,13 +18,37 @@ class AuthorityAndSystemTest {
   private final FakeTicker ticker = new FakeTicker(3_600_000_000_000_000L);
 
   @Test
-  void allowListPassesListedOriginsAndCallsWithoutOrigin() {
+  void allowListPassesListedOriginsOnlyAndRefusesCallsWithoutOrigin() {
     Weir weir = Weir.builder().ticker(ticker)
         .rules(RuleSet.empty().withAuthority(List.of(AuthorityRule.allow("r", "appA", "appB")))).build();
     assertThat(weir.callInContext("c", "appA", () -> Calls.tryOnce(weir, "r"))).isNull();
     BlockException refused = weir.callInContext("c", "appC", () -> Calls.tryOnce(weir, "r"));
     assertThat(refused).isInstanceOf(AuthorityException.class);
     assertThat(refused.ruleKind().tag()).isEqualTo("authority");
+    assertThat(Calls.tryOnce(weir, "r")).as("no origin").isInstanceOf(AuthorityException.class);
+    assertThat(weir.callInContext("c", "", () -> Calls.tryOnce(weir, "r"))).as("an empty origin")
+        .isInstanceOf(AuthorityException.class);
+    assertThat(weir.callInContext("c", null, () -> Calls.tryOnce(weir, "r"))).as("a null origin")
+        .isInstanceOf(AuthorityException.class);
+  }
+
+  @Test
+  void allowListWithAllowNoOriginPassesCallsWithoutOrigin() {
+    AuthorityRule rule = AuthorityRule.allow("r", "appA").withAllowNoOrigin(true);
+    assertThat(rule.allowNoOrigin()).isTrue();
+    assertThat(rule.withAllowNoOrigin(true)).isSameAs(rule);
+    assertThat(rule.withShadow(true).allowNoOrigin()).as("kept by the other wither").isTrue();
+    assertThat(new AuthorityRule("r", AuthorityStrategy.WHITE, List.of("appA"), false).allowNoOrigin())
+        .as("the constructors without it").isFalse();
+    Weir weir = Weir.builder().ticker(ticker).rules(RuleSet.empty().withAuthority(List.of(rule))).build();
+    assertThat(Calls.tryOnce(weir, "r")).as("no origin").isNull();
+    assertThat(weir.callInContext("c", "appC", () -> Calls.tryOnce(weir, "r"))).isInstanceOf(AuthorityException.class);
+  }
+
+  @Test
+  void denyListPassesCallsWithoutOrigin() {
+    Weir weir = Weir.builder().ticker(ticker)
+        .rules(RuleSet.empty().withAuthority(List.of(AuthorityRule.deny("r", "bad")))).build();
     assertThat(Calls.tryOnce(weir, "r")).as("no origin").isNull();
   }
 

@@ -16,6 +16,7 @@ import dev.weir.rule.RuleSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -148,7 +150,14 @@ class ClusterPolicyTest {
     assertThat(denying.cluster().fallbacks()).isEqualTo(10);
   }
 
+  /**
+   * The store never answers: the call comes back once its deadline passed (never sooner), falls back
+   * for {@link FallbackReason#TIMEOUT}, and cancels the decision. No upper bound on wall-clock time,
+   * which a busy machine can break: a call that waited for the store would never come back, which
+   * the method's timeout (a hang guard) catches.
+   */
   @Test
+  @Timeout(60)
   void aMissedDeadlineFallsBackInTimeAndCancelsTheDecision() {
     Weir weir = engine(new ClusterOptions(Duration.ofMillis(10), ClusterFallback.ALLOW, 3, Duration.ofSeconds(1), 64),
         CLUSTERED);
@@ -156,8 +165,7 @@ class ClusterPolicyTest {
     long start = System.nanoTime();
     assertThat(Calls.tryOnce(weir, "r")).isNull();
     long took = System.nanoTime() - start;
-    assertThat(took).as("waited, ns").isGreaterThanOrEqualTo(Duration.ofMillis(10).toNanos())
-        .isLessThan(Duration.ofSeconds(1).toNanos()); // one-sided: a busy machine may wake the caller late
+    assertThat(took).as("waited, ns").isGreaterThanOrEqualTo(Duration.ofMillis(10).toNanos());
     assertThat(store.hanging).singleElement().satisfies(future -> assertThat(future.isCancelled()).isTrue());
     assertThat(weir.cluster().fallbacks(FallbackReason.TIMEOUT)).isEqualTo(1);
     assertThat(weir.cluster().inFlight()).isZero();
@@ -223,25 +231,36 @@ class ClusterPolicyTest {
     assertThat(weir.cluster().breakerState()).isEqualTo(CircuitState.OPEN); // the probe timed out
   }
 
+  /**
+   * Eight callers, four decisions in flight at most, a store that answers nobody and a deadline of
+   * a minute (the longest allowed): four callers wait for the store, the other four fall back at once. That they did
+   * not wait is shown by counts, not by wall-clock time: they came back while the four decisions
+   * were still in flight and their deadline far off; only then does the store answer the four.
+   */
   @Test
+  @Timeout(30)
   void atMostMaxInFlightDecisionsWaitTheOthersFallBackAtOnce() throws Exception {
-    Weir weir = engine(new ClusterOptions(Duration.ofSeconds(2), ClusterFallback.ALLOW, 100, Duration.ofSeconds(1), 4),
-        FlowRule.builder("r").count(100).clusterMode(true).build());
+    Weir weir = engine(new ClusterOptions(Duration.ofMinutes(1), ClusterFallback.ALLOW, 100, Duration.ofSeconds(1),
+        4), FlowRule.builder("r").count(100).clusterMode(true).build());
     store.mode = Mode.HANG;
-    AtomicLong fastest = new AtomicLong(Long.MAX_VALUE);
+    CountDownLatch returned = new CountDownLatch(4);
     List<Future<BlockException>> calls = race(8, () -> {
-      long start = System.nanoTime();
       BlockException refused = Calls.tryOnce(weir, "r");
-      fastest.accumulateAndGet(System.nanoTime() - start, Math::min);
+      returned.countDown();
       return refused;
     });
+    returned.await(); // the four that fell back; the method's timeout is the hang guard
+    assertThat(weir.cluster().fallbacks(FallbackReason.SATURATED)).isEqualTo(4);
+    assertThat(weir.cluster().fallbacks(FallbackReason.TIMEOUT)).isZero();
+    assertThat(weir.cluster().inFlight()).as("the other four still wait for the store").isEqualTo(4);
+    for (CompletableFuture<ClusterDecision> hung : store.hanging) {
+      hung.complete(new ClusterDecision(true, 0, 0));
+    }
     for (Future<BlockException> call : calls) {
-      assertThat(call.get(5, TimeUnit.SECONDS)).isNull(); // allow
+      assertThat(call.get()).isNull(); // allowed: by the fallback or by the store
     }
     assertThat(store.acquires).hasValue(4);
-    assertThat(weir.cluster().fallbacks(FallbackReason.SATURATED)).isEqualTo(4);
-    assertThat(weir.cluster().fallbacks(FallbackReason.TIMEOUT)).isEqualTo(4);
-    assertThat(fastest.get()).as("a saturated call did not wait, ns").isLessThan(Duration.ofMillis(1500).toNanos());
+    assertThat(weir.cluster().fallbacks(FallbackReason.TIMEOUT)).isZero();
     assertThat(weir.cluster().inFlight()).isZero();
   }
 
@@ -279,22 +298,27 @@ class ClusterPolicyTest {
     assertThat(weir.statistics("r").totalBlocked()).isEqualTo(blocked.get());
   }
 
+  /**
+   * An interrupted caller does not wait for the store: with a deadline of a minute, a caller that
+   * waited would outlast the method's timeout (the hang guard), and its fallback would be counted as
+   * a timeout; it is counted as an error.
+   */
   @Test
+  @Timeout(30)
   void anInterruptedCallerFallsBackKeepsItsFlagAndDoesNotCountAsAFailure() {
-    Weir weir = engine(new ClusterOptions(Duration.ofSeconds(5), ClusterFallback.ALLOW, 1, Duration.ofSeconds(1), 64),
-        CLUSTERED);
+    Weir weir = engine(new ClusterOptions(Duration.ofMinutes(1), ClusterFallback.ALLOW, 1, Duration.ofSeconds(1),
+        64), CLUSTERED);
     store.mode = Mode.HANG;
     Thread.currentThread().interrupt();
-    long start = System.nanoTime();
     try {
       assertThat(Calls.tryOnce(weir, "r")).isNull();
       assertThat(Thread.currentThread().isInterrupted()).isTrue();
     } finally {
       Thread.interrupted();
     }
-    assertThat(System.nanoTime() - start).isLessThan(Duration.ofSeconds(1).toNanos());
     assertThat(weir.cluster().breakerState()).isEqualTo(CircuitState.CLOSED); // threshold 1 not reached
     assertThat(weir.cluster().fallbacks(FallbackReason.ERROR)).isEqualTo(1);
+    assertThat(weir.cluster().fallbacks(FallbackReason.TIMEOUT)).isZero();
   }
 
   @Test

@@ -159,7 +159,7 @@ class RealTimeTest {
 
   /**
    * The probe comes no sooner than the open duration (the breaker counts from the call's close, after
-   * {@code opened}); the loop's bound of 5 s only stops a breaker that never lets one through.
+   * {@code opened}); a breaker that never lets one through is stopped by the class's timeout.
    */
   @Test
   void openCircuitLetsAProbeThroughAfterItsOpenDuration() {
@@ -182,7 +182,6 @@ class RealTimeTest {
     }
     assertThat(first).isInstanceOf(DegradeException.class);
     while (Calls.tryOnce(weir, "r") != null) {
-      assertThat(System.nanoTime() - opened).isLessThan(5_000 * MILLIS);
       Thread.onSpinWait();
     }
     assertThat(System.nanoTime() - opened).isGreaterThanOrEqualTo(200 * MILLIS);

@@ -18,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** {@link DrivenTicker} on its own and driving an engine built by hand. */
 class DrivenTickerTest {
@@ -65,12 +66,12 @@ class DrivenTickerTest {
     assertThat(ticker.read() - Long.MAX_VALUE).as("the difference is still right").isEqualTo(2);
   }
 
+  /** A sleep of an hour returns at once: one that really slept is stopped by the timeout (a hang guard). */
   @Test
+  @Timeout(60)
   void sleepingAdvancesAtOnceAndIsRecorded() throws InterruptedException {
     DrivenTicker ticker = new DrivenTicker(0);
-    long before = System.nanoTime();
     ticker.sleep(Duration.ofHours(1).toNanos());
-    assertThat(System.nanoTime() - before).as("no real wait").isLessThan(Duration.ofSeconds(5).toNanos());
     ticker.sleep(250);
     assertThat(ticker.read()).isEqualTo(Duration.ofHours(1).toNanos() + 250);
     assertThat(ticker.slept()).isEqualTo(Duration.ofHours(1).plusNanos(250));

@@ -64,6 +64,20 @@ public final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
   }
 
   /**
+   * Tells the advisor how beans are proxied: by subclass ({@code true}, Spring Boot's default,
+   * {@code spring.aop.proxy-target-class}) or, where the class has interfaces, by those interfaces.
+   * A {@code final} guarded method (or one of a {@code final} class) stops the start unless beans are
+   * proxied by interfaces and an interface declares it. Call before the first class is inspected.
+   *
+   * @param classProxies whether beans are proxied by subclass
+   * @return this advisor
+   */
+  public RateLimitedAdvisor classProxies(boolean classProxies) {
+    methods.classProxies(classProxies);
+    return this;
+  }
+
+  /**
    * Inspects {@code type} now: returns whether it has {@code @RateLimited} methods.
    *
    * @throws RateLimitedDeclarationException when one of its declarations is invalid

@@ -42,6 +42,8 @@ final class RateLimitedMethods {
   private final Set<String> resources = ConcurrentHashMap.newKeySet();
   /** The methods of each resource, for the argument names of its key expressions. */
   private final Map<String, List<Method>> methodsByResource = new ConcurrentHashMap<>();
+  /** Whether beans are proxied by subclassing (spring.aop.proxy-target-class, Spring Boot's default). */
+  private volatile boolean classProxies = true;
 
   private record Hit(Class<?> runtimeClass, GuardedMethod guarded) {
   }
@@ -51,6 +53,10 @@ final class RateLimitedMethods {
    *
    * @throws RateLimitedDeclarationException when a declaration of the class is invalid
    */
+  void classProxies(boolean classProxies) {
+    this.classProxies = classProxies;
+  }
+
   boolean isGuarded(Class<?> type) {
     return !guardedMethods(ClassUtils.getUserClass(type)).isEmpty();
   }
@@ -97,7 +103,7 @@ final class RateLimitedMethods {
   private Map<Method, GuardedMethod> guardedMethods(Class<?> userClass) {
     Map<Method, GuardedMethod> methods = byClass.get(userClass);
     if (methods == null) {
-      methods = inspect(userClass);
+      methods = inspect(userClass, classProxies);
       Map<Method, GuardedMethod> raced = byClass.putIfAbsent(userClass, methods);
       if (raced != null) {
         return raced;
@@ -111,7 +117,19 @@ final class RateLimitedMethods {
     return methods;
   }
 
+  /** As {@link #inspect(Class, boolean)} with class-based proxies, Spring Boot's default. */
   static Map<Method, GuardedMethod> inspect(Class<?> userClass) {
+    return inspect(userClass, true);
+  }
+
+  /**
+   * The guarded methods of {@code userClass}, each resolved; {@code classProxies}: whether its bean
+   * is proxied by a subclass (CGLIB) rather than by its interfaces (a JDK proxy).
+   *
+   * @throws RateLimitedDeclarationException when a declaration cannot be honoured, among them one
+   *     no proxy can intercept (see {@link #unreachable})
+   */
+  static Map<Method, GuardedMethod> inspect(Class<?> userClass, boolean classProxies) {
     if (userClass.isInterface() || Modifier.isAbstract(userClass.getModifiers()) || Proxy.isProxyClass(userClass)
         || !AnnotationUtils.isCandidateClass(userClass, RateLimited.class)) {
       // runtime classes are concrete; an interface or abstract type says too little, and a JDK
@@ -135,19 +153,64 @@ final class RateLimitedMethods {
           MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY).get(RateLimited.class);
       int modifiers = method.getModifiers();
       if (onMethod.isPresent()) {
-        if (Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers)) {
+        if (Modifier.isStatic(modifiers)) {
+          throw new RateLimitedDeclarationException(userClass, method, "@RateLimited on "
+              + HandlerResolver.describe(userClass, method) + " cannot take effect: the method is static, and a"
+              + " static method is never called through the bean's proxy, so its calls would not be guarded.",
+              "Make it an instance method of the bean and call it through the bean, or remove @RateLimited.");
+        }
+        if (Modifier.isPrivate(modifiers)) {
           logger.warn("@RateLimited on " + HandlerResolver.describe(userClass, method) + " has no effect: "
-              + (Modifier.isStatic(modifiers) ? "static" : "private") + " methods are not called through the"
-              + " bean's proxy.");
+              + "private methods are not called through the bean's proxy.");
           continue;
         }
+        unreachable(userClass, method, classProxies);
         guarded.put(method, HandlerResolver.resolve(userClass, method, onMethod.synthesize(), typeAnnotation));
       } else if (typeAnnotation != null && Modifier.isPublic(modifiers) && !Modifier.isStatic(modifiers)
           && !isObjectMethod(method)) {
+        unreachable(userClass, method, classProxies);
         guarded.put(method, HandlerResolver.resolve(userClass, method, typeAnnotation, typeAnnotation));
       }
     }
     return guarded.isEmpty() ? Map.of() : Map.copyOf(guarded);
+  }
+
+  /*
+   * A final method, or any method of a final class, cannot be intercepted by a class-based proxy:
+   * CGLIB subclasses the bean's class and overrides its methods, and can do neither. Spring Boot
+   * proxies by class unless spring.aop.proxy-target-class=false. With that setting a bean whose
+   * class implements interfaces gets a JDK proxy of those interfaces, which intercepts the
+   * interfaces' methods whatever the class's modifiers: a final method declared by one of them is
+   * guarded (when called through the proxy, that is through the interface). Any other final method
+   * is not reachable through any proxy: the start stops, naming the reason.
+   */
+  private static void unreachable(Class<?> userClass, Method method, boolean classProxies) {
+    boolean finalClass = Modifier.isFinal(userClass.getModifiers());
+    if (!finalClass && !Modifier.isFinal(method.getModifiers())) {
+      return;
+    }
+    if (!classProxies && declaredByAnInterface(userClass, method)) {
+      return;
+    }
+    String what = finalClass ? "its class is final" : "the method is final";
+    String why = classProxies
+        ? "the bean is proxied by a subclass (spring.aop.proxy-target-class=true, Spring Boot's default), which"
+            + " cannot " + (finalClass ? "extend a final class" : "override a final method")
+        : "no interface of the class declares the method, so the bean's proxy cannot intercept it";
+    throw new RateLimitedDeclarationException(userClass, method, "@RateLimited on "
+        + HandlerResolver.describe(userClass, method) + " cannot take effect: " + what + ", and " + why
+        + ", so its calls would not be guarded.",
+        "Remove final from the " + (finalClass ? "class" : "method") + "; or set spring.aop.proxy-target-class"
+            + "=false, declare the method on an interface of the class and use the bean through that interface.");
+  }
+
+  private static boolean declaredByAnInterface(Class<?> userClass, Method method) {
+    for (Class<?> type : ClassUtils.getAllInterfacesForClassAsSet(userClass)) {
+      if (ReflectionUtils.findMethod(type, method.getName(), method.getParameterTypes()) != null) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean isObjectMethod(Method method) {

@@ -105,9 +105,11 @@ public final class WeirAutoConfiguration {
   @Bean
   @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
   @ConditionalOnMissingBean
-  static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<Weir> weir, ObjectProvider<RefusalObserver> observer) {
+  static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<Weir> weir, ObjectProvider<RefusalObserver> observer,
+      Environment environment) {
     return new RateLimitedAdvisor(SingletonSupplier.of(weir::getObject),
-        SingletonSupplier.of(() -> observer.getIfAvailable(RefusalObserver::none)));
+        SingletonSupplier.of(() -> observer.getIfAvailable(RefusalObserver::none)))
+        .classProxies(environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true));
   }
 
   @Bean

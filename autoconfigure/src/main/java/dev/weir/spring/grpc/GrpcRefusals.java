@@ -1,6 +1,8 @@
 package dev.weir.spring.grpc;
 
 import dev.weir.BlockException;
+import dev.weir.ParamFlowException;
+import dev.weir.rule.ParamFlowRule;
 import dev.weir.rule.RuleKind;
 import io.grpc.Metadata;
 import io.grpc.Status;
@@ -11,11 +13,13 @@ import java.util.concurrent.TimeUnit;
  *
  * <ul>
  *   <li>flow, param-flow and system rules: {@code RESOURCE_EXHAUSTED}; degrade (an open circuit):
- *       {@code UNAVAILABLE}; authority: {@code PERMISSION_DENIED};
+ *       {@code UNAVAILABLE}; authority: {@code PERMISSION_DENIED}; a call refused because it had no
+ *       key ({@code null-key: deny}, {@link ParamFlowException#missingKey()}): {@code INVALID_ARGUMENT},
+ *       the caller's error, as HTTP's {@code 400};
  *   <li>the trailer {@value #PUSHBACK}: the refusal's retry-after in milliseconds, rounded up; 1000
  *       when the rule does not know (as HTTP's {@code Retry-After} is at least one second); for
- *       authority {@code -1}, which tells a gRPC client's retry policy not to retry (gRFC A6), since a
- *       denied caller stays denied;
+ *       authority and a missing key {@code -1}, which tells a gRPC client's retry policy not to retry
+ *       (gRFC A6), since the same call is refused again;
  *   <li>the description: a sentence for people naming the resource, without the rule's settings.
  * </ul>
  */
@@ -38,10 +42,26 @@ final class GrpcRefusals {
       case AUTHORITY -> Status.PERMISSION_DENIED.withDescription("This caller may not call " + resource + ".");
       case SYSTEM -> Status.RESOURCE_EXHAUSTED.withDescription(
           "The application is at its capacity; the call of " + resource + " was refused.");
-      case PARAM_FLOW -> Status.RESOURCE_EXHAUSTED.withDescription("Too many calls of " + resource + " with this argument.");
+      case PARAM_FLOW -> missingKey(refusal)
+          ? Status.INVALID_ARGUMENT.withDescription(
+              "The call of " + resource + " has no key: " + keyName(refusal) + " is missing.")
+          : Status.RESOURCE_EXHAUSTED.withDescription("Too many calls of " + resource + " with this argument.");
       case FLOW -> Status.RESOURCE_EXHAUSTED.withDescription("Too many calls of " + resource + ".");
     };
     return status.withCause(refusal);
+  }
+
+  /** Whether {@code refusal} refused a call because it had no key. */
+  static boolean missingKey(BlockException refusal) {
+    return refusal instanceof ParamFlowException param && param.missingKey();
+  }
+
+  /** The key a call refused by {@code refusal} lacked: the rule's key expression, or its argument. */
+  private static String keyName(BlockException refusal) {
+    if (refusal.rule() instanceof ParamFlowRule rule) {
+      return rule.key() != null ? rule.key() : "argument " + rule.paramIndex();
+    }
+    return "its key";
   }
 
   /** Returns the trailers of a call refused by {@code refusal}. */
@@ -53,7 +73,7 @@ final class GrpcRefusals {
 
   /** The pushback of {@code refusal} in milliseconds; negative means "do not retry". */
   static long pushbackMillis(BlockException refusal) {
-    if (refusal.ruleKind() == RuleKind.AUTHORITY) {
+    if (refusal.ruleKind() == RuleKind.AUTHORITY || missingKey(refusal)) {
       return -1;
     }
     long nanos = refusal.retryAfterNanos();

@@ -28,6 +28,12 @@ public final class AuthorityRuleProperties {
   /** The origins listed. */
   private List<String> limitApp = new ArrayList<>();
 
+  /**
+   * Whether a white list lets a call without an origin through (Sentinel's behaviour); by default it
+   * is refused. No effect on a black list, which a call without an origin always passes.
+   */
+  private boolean allowNoOrigin;
+
   public @Nullable String getResource() {
     return resource;
   }
@@ -52,6 +58,14 @@ public final class AuthorityRuleProperties {
     this.limitApp = limitApp;
   }
 
+  public boolean isAllowNoOrigin() {
+    return allowNoOrigin;
+  }
+
+  public void setAllowNoOrigin(boolean allowNoOrigin) {
+    this.allowNoOrigin = allowNoOrigin;
+  }
+
   public @Nullable Boolean getShadow() {
     return shadow;
   }
@@ -67,6 +81,6 @@ public final class AuthorityRuleProperties {
 
   /** Returns the rule; a missing strategy reads as white. */
   AuthorityRule toRule() {
-    return new AuthorityRule(resource == null ? "" : resource, strategy, limitApp);
+    return new AuthorityRule(resource == null ? "" : resource, strategy, limitApp, false, allowNoOrigin);
   }
 }

@@ -84,6 +84,7 @@ public final class RuleMaps {
     } else if (rule instanceof AuthorityRule authority) {
       map.put("strategy", name(authority.strategy()));
       map.put("limit-app", new ArrayList<>(authority.limitApp()));
+      map.put("allow-no-origin", authority.allowNoOrigin());
     }
     map.put("shadow", rule.shadow()); // explicit, so that a rule written back stays as it was in force
     return map;

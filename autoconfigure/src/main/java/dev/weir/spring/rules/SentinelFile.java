@@ -367,6 +367,7 @@ final class SentinelFile implements RuleSource {
     String apps = e.string("limitApp");
     rule.setLimitApp(apps == null ? List.of() : Arrays.stream(apps.split(",")).map(String::trim)
         .filter(app -> !app.isEmpty()).toList());
+    rule.setAllowNoOrigin(true); // Sentinel lets a call without an origin through a white list
     return rule;
   }
 

@@ -1,6 +1,8 @@
 package dev.weir.spring.web;
 
 import dev.weir.BlockException;
+import dev.weir.ParamFlowException;
+import dev.weir.rule.ParamFlowRule;
 import java.net.URI;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
@@ -15,8 +17,9 @@ import org.springframework.http.ResponseEntity;
  * <ul>
  *   <li>status: {@code 429 Too Many Requests} for flow, param-flow and system rules;
  *       {@code 503 Service Unavailable} for degrade rules (open circuit); {@code 403 Forbidden} for
- *       authority rules;
- *   <li>{@code Retry-After} on 429 and 503: the block's {@link BlockException#retryAfter()} in
+ *       authority rules; {@code 400 Bad Request} for a call refused because it had no key
+ *       ({@link ParamFlowException#missingKey()}: {@code null-key: deny}), which no wait makes pass;
+ *   <li>{@code Retry-After} on 429 and 503 only: the block's {@link BlockException#retryAfter()} in
  *       whole seconds, rounded up, at least 1;
  *   <li>body: {@code type} {@code urn:weir:block:<rule kind>}, {@code title} (the status' reason
  *       phrase), {@code status}, {@code detail} (a sentence for people), {@code instance} (the
@@ -35,7 +38,7 @@ public final class BlockProblems {
 
   /**
    * Returns the answer to {@code exception}: status, headers ({@code Content-Type}, and
-   * {@code Retry-After} unless 403) and the problem.
+   * {@code Retry-After} on 429 and 503) and the problem.
    *
    * @param exception the refusal
    * @param path the raw path of the request, the problem's {@code instance}; left out when null or
@@ -50,19 +53,43 @@ public final class BlockProblems {
     problem.setInstance(uriOf(path));
     problem.setProperty("resource", exception.resource());
     ResponseEntity.BodyBuilder response = ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON);
-    if (status != HttpStatus.FORBIDDEN) {
+    if (retries(status)) {
       response.header(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds(exception)));
     }
     return response.body(problem);
   }
 
-  /** Returns the status for {@code exception}: 429, or 503 for degrade and 403 for authority rules. */
+  /**
+   * Returns the status for {@code exception}: 429, or 503 for degrade and 403 for authority rules,
+   * and 400 for a call refused because it had no key ({@link #missingKey}).
+   */
   public static HttpStatus statusOf(BlockException exception) {
     return switch (exception.ruleKind()) {
       case DEGRADE -> HttpStatus.SERVICE_UNAVAILABLE;
       case AUTHORITY -> HttpStatus.FORBIDDEN;
-      case FLOW, PARAM_FLOW, SYSTEM -> HttpStatus.TOO_MANY_REQUESTS;
+      case PARAM_FLOW -> missingKey(exception) ? HttpStatus.BAD_REQUEST : HttpStatus.TOO_MANY_REQUESTS;
+      case FLOW, SYSTEM -> HttpStatus.TOO_MANY_REQUESTS;
     };
+  }
+
+  /** Whether {@code exception} refused a call because it had no key ({@link ParamFlowException#missingKey()}). */
+  public static boolean missingKey(BlockException exception) {
+    return exception instanceof ParamFlowException param && param.missingKey();
+  }
+
+  /**
+   * Names the key a call refused by {@code exception} lacked: the rule's key expression, or the
+   * argument at its index; {@code "its key"} when the rule is unknown.
+   */
+  public static String keyName(BlockException exception) {
+    if (exception.rule() instanceof ParamFlowRule rule) {
+      return rule.key() != null ? rule.key() : "argument " + rule.paramIndex();
+    }
+    return "its key";
+  }
+
+  private static boolean retries(HttpStatus status) {
+    return status == HttpStatus.TOO_MANY_REQUESTS || status == HttpStatus.SERVICE_UNAVAILABLE;
   }
 
   /** Returns {@link BlockException#retryAfter()} in whole seconds, rounded up, and at least 1. */
@@ -88,10 +115,12 @@ public final class BlockProblems {
       case DEGRADE -> "Calls of " + resource + " are suspended while its circuit breaker is open.";
       case AUTHORITY -> "This caller may not call " + resource + ".";
       case SYSTEM -> "The application is at its capacity; the call of " + resource + " was refused.";
-      case PARAM_FLOW -> "Too many calls of " + resource + " with this argument.";
+      case PARAM_FLOW -> missingKey(exception)
+          ? "The call of " + resource + " has no key: " + keyName(exception) + " is missing."
+          : "Too many calls of " + resource + " with this argument.";
       case FLOW -> "Too many calls of " + resource + ".";
     };
-    if (status == HttpStatus.FORBIDDEN) {
+    if (!retries(status)) {
       return sentence;
     }
     long seconds = retryAfterSeconds(exception);

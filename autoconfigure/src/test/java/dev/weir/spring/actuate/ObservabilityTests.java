@@ -414,7 +414,8 @@ class ObservabilityTests {
         "{\"flow\": [{\"count\": 100, \"control-behavior\": \"WARM_UP\", \"warm-up-period\": \"2s\"}],"
             + " \"paramFlow\": [{\"paramIndex\": 0, \"count\": 5,"
             + " \"exceptions\": [{\"value\": \"true\", \"count\": 9}]}],"
-            + " \"authority\": [{\"strategy\": \"black\", \"limitApp\": [\"intruder\"]}]}");
+            + " \"authority\": [{\"strategy\": \"black\", \"limitApp\": [\"intruder\"]},"
+            + " {\"strategy\": \"white\", \"limitApp\": [\"ops\"], \"allowNoOrigin\": true}]}");
     assertThat(added.statusCode()).as(added.body()).isEqualTo(200);
     Map<String, Object> after = json(added);
     assertThat(after).containsEntry("circuitState", "open");
@@ -425,7 +426,10 @@ class ObservabilityTests {
     assertThat(list(afterRules.get("paramFlow"))).singleElement().satisfies(rule -> assertThat(map(rule))
         .containsEntry("count", 5).containsEntry("exceptions", List.of(Map.of("value", "true", "count", 9))));
     assertThat(list(afterRules.get("authority"))).containsExactly(
-        Map.of("resource", "obs.kept", "strategy", "black", "limitApp", List.of("intruder"), "shadow", false));
+        Map.of("resource", "obs.kept", "strategy", "black", "limitApp", List.of("intruder"), "allowNoOrigin", false,
+            "shadow", false),
+        Map.of("resource", "obs.kept", "strategy", "white", "limitApp", List.of("ops"), "allowNoOrigin", true,
+            "shadow", false));
     assertThatThrownBy(() -> guarded.kept(false)).as("the breaker is still open")
         .isInstanceOf(DegradeException.class);
 

@@ -189,7 +189,17 @@ class BadConfigurationTests {
         broken(BrokenBeans.TwoHandlerClassesConfig.class, "BrokenBeans$TwoHandlerClasses.find(String)",
             "at most one is allowed"),
         broken(BrokenBeans.LazyBrokenConfig.class, "BrokenBeans$LazyBroken.find(String)",
-            "names fallback \"missing\""));
+            "names fallback \"missing\""),
+        broken(BrokenBeans.FinalMethodConfig.class, "BrokenBeans$FinalMethod.find(String) cannot take effect:"
+            + " the method is final, and the bean is proxied by a subclass (spring.aop.proxy-target-class=true,"
+            + " Spring Boot's default), which cannot override a final method, so its calls would not be guarded.",
+            "Remove final from the method"),
+        broken(BrokenBeans.FinalClassConfig.class, "BrokenBeans$FinalClass.find(String) cannot take effect:"
+            + " its class is final, and the bean is proxied by a subclass", "which cannot extend a final class",
+            "Remove final from the class"),
+        broken(BrokenBeans.StaticMethodConfig.class, "BrokenBeans$StaticMethod.find(String) cannot take effect:"
+            + " the method is static, and a static method is never called through the bean's proxy",
+            "Make it an instance method of the bean"));
   }
 
   static Arguments broken(Class<?> configuration, String... expected) {

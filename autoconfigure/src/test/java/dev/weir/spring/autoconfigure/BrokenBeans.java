@@ -234,4 +234,52 @@ final class BrokenBeans {
       return new Valid();
     }
   }
+
+  /** A final guarded method: a subclass (CGLIB) proxy cannot override it. */
+  static class FinalMethod {
+    @RateLimited("final-method")
+    public final String find(String id) {
+      return id;
+    }
+  }
+
+  /** A guarded method of a final class: a subclass (CGLIB) proxy cannot extend it. */
+  static final class FinalClass {
+    @RateLimited("final-class")
+    public String find(String id) {
+      return id;
+    }
+  }
+
+  /** A static guarded method: never called through a proxy. */
+  static class StaticMethod {
+    @RateLimited("static-method")
+    public static String find(String id) {
+      return id;
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class FinalMethodConfig {
+    @Bean
+    FinalMethod bean() {
+      return new FinalMethod();
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class FinalClassConfig {
+    @Bean
+    FinalClass bean() {
+      return new FinalClass();
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class StaticMethodConfig {
+    @Bean
+    StaticMethod bean() {
+      return new StaticMethod();
+    }
+  }
 }

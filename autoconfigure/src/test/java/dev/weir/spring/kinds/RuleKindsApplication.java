@@ -74,6 +74,11 @@ class RuleKindsApplication {
       return "admin";
     }
 
+    @RateLimited("kinds.status")
+    public String status() {
+      return "status";
+    }
+
     @RateLimited(value = "kinds.inbound", entryType = EntryType.IN)
     public String inbound() {
       return "inbound";
@@ -119,6 +124,11 @@ class RuleKindsApplication {
     @GetMapping("/admin")
     String admin() {
       return guarded.admin();
+    }
+
+    @GetMapping("/status")
+    String status() {
+      return guarded.status();
     }
 
     @GetMapping("/inbound")

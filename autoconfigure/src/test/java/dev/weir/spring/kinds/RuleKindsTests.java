@@ -102,7 +102,17 @@ class RuleKindsTests {
     HttpResponse<String> refused = get("/admin", "X-Caller", "appB");
     assertRefusedBy(RuleKind.AUTHORITY, refused);
     assertThat(refused.headers().firstValue("Retry-After")).isEmpty();
-    assertThat(get("/admin").statusCode()).as("no origin: nothing to check").isEqualTo(200);
+    assertRefusedBy(RuleKind.AUTHORITY, get("/admin")); // no origin: not on the list
+  }
+
+  @Test
+  void authorityAllowListWithAllowNoOriginLetsCallsWithoutOriginThrough() throws Exception {
+    assertThat(weir.rules().rules("kinds.status").authority()).singleElement()
+        .satisfies(rule -> assertThat(rule.allowNoOrigin()).isTrue());
+    assertThat(weir.rules().rules("kinds.admin").authority()).singleElement()
+        .satisfies(rule -> assertThat(rule.allowNoOrigin()).isFalse());
+    assertThat(get("/status").statusCode()).as("no origin").isEqualTo(200);
+    assertRefusedBy(RuleKind.AUTHORITY, get("/status", "X-Caller", "appB"));
   }
 
   @Test

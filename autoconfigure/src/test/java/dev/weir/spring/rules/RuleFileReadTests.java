@@ -73,12 +73,14 @@ class RuleFileReadTests {
   void readsJsonIndentedWithTabs() {
     RuleSource.Read read = read("rules.json", "{\n\t\"flow\": [\n\t\t{\"resource\": \"a\", \"count\": 5,"
         + " \"maxQueueingTime\": \"1s\", \"controlBehavior\": \"queue\"}\n\t],\n\t\"authority\": [{\"resource\": \"b\","
-        + " \"strategy\": \"black\", \"limitApp\": [\"x\", \"y\"]}]\n}\n");
+        + " \"strategy\": \"black\", \"limitApp\": [\"x\", \"y\"]}, {\"resource\": \"c\", \"limitApp\": [\"x\"],"
+        + " \"allowNoOrigin\": true}]\n}\n");
     assertThat(read.violations()).isEmpty();
     assertThat(read.layer().rules().flow()).singleElement()
         .satisfies(rule -> assertThat(rule.maxQueueingTime()).isEqualTo(Duration.ofSeconds(1)));
-    assertThat(read.layer().rules().authority()).singleElement()
-        .satisfies(rule -> assertThat(rule.limitApp()).containsExactly("x", "y"));
+    assertThat(read.layer().rules().authority()).satisfiesExactly(
+        rule -> assertThat(rule.limitApp()).containsExactly("x", "y"),
+        rule -> assertThat(rule.allowNoOrigin()).isTrue());
   }
 
   @Test

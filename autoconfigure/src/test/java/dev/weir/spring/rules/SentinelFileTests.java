@@ -98,6 +98,7 @@ class SentinelFileTests {
           assertThat(rule.resource()).isEqualTo("adminOp");
           assertThat(rule.strategy()).isEqualTo(AuthorityStrategy.WHITE);
           assertThat(rule.limitApp()).containsExactly("ops", "backoffice");
+          assertThat(rule.allowNoOrigin()).as("Sentinel lets a call without an origin through").isTrue();
         },
         rule -> {
           assertThat(rule.resource()).isEqualTo("publicOp");

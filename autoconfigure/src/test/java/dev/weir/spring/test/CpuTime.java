@@ -33,6 +33,17 @@ public final class CpuTime {
     return (double) leastLarge / leastSmall;
   }
 
+  /** The CPU time of the calling thread so far, in nanoseconds: subtract two readings. */
+  public static long current() {
+    return THREADS.getCurrentThreadCpuTime();
+  }
+
+  /** The CPU time of {@code thread} so far, in nanoseconds, or -1 once it has ended. */
+  @SuppressWarnings("deprecation") // Thread.threadId() is Java 19; the tests compile for 17
+  public static long of(Thread thread) {
+    return THREADS.getThreadCpuTime(thread.getId());
+  }
+
   /** Returns the least CPU time, in nanoseconds, of {@code runs} runs of {@code work} on this thread. */
   public static long least(int runs, Runnable work) {
     long least = Long.MAX_VALUE;

@@ -22,6 +22,11 @@ import java.util.function.Supplier;
  *       class's own (a few seconds a class in the test command).
  * </ul>
  *
+ * <p>The bound of one input is on CPU time, of the thread that answers it: a busy machine (two
+ * cores shared by several builds) stretches wall-clock time without end, but not the work an input
+ * costs. A call that waits (a deadlock, a lost wake-up) uses no CPU; {@link #answered} stops it at
+ * a wall-clock hang guard, {@link #HANG_GUARD} unless given, far over any answer's time.
+ *
  * <p>A failure is replayed by running the same test with the seed it names and at least the try it
  * names plus one as tries: the inputs before it are generated again (and, where a test keeps state
  * from one input to the next, applied again).
@@ -37,14 +42,22 @@ public final class Fuzz {
   /** Inputs longer than this are shown in a failure message by their start and their length. */
   private static final int SHOWN = 10_000;
 
+  /** How long {@link #answered} waits, by the wall clock, for an answer that uses no CPU. */
+  public static final Duration HANG_GUARD = Duration.ofSeconds(60);
+
+  /** How often {@link #answered} reads the CPU time of the thread that answers. */
+  private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
   private final long seed;
   private final int tries;
   private final Duration bound;
+  private final Duration hangGuard;
 
-  private Fuzz(long seed, int tries, Duration bound) {
+  private Fuzz(long seed, int tries, Duration bound, Duration hangGuard) {
     this.seed = seed;
     this.tries = tries;
     this.bound = bound;
+    this.hangGuard = hangGuard;
   }
 
   /**
@@ -52,11 +65,16 @@ public final class Fuzz {
    *
    * @param defaultSeed the seed unless {@value #SEED_PROPERTY} is set
    * @param defaultTries the inputs per property unless {@value #TRIES_PROPERTY} is set
-   * @param bound how long one input may take to be answered
+   * @param bound how much CPU time one input may take to be answered
    */
   public static Fuzz of(long defaultSeed, int defaultTries, Duration bound) {
+    return of(defaultSeed, defaultTries, bound, HANG_GUARD);
+  }
+
+  /** As {@link #of(long, int, Duration)}, with a hang guard of {@code hangGuard} instead of {@link #HANG_GUARD}. */
+  public static Fuzz of(long defaultSeed, int defaultTries, Duration bound, Duration hangGuard) {
     return new Fuzz(Long.getLong(SEED_PROPERTY, defaultSeed), Integer.getInteger(TRIES_PROPERTY, defaultTries),
-        bound);
+        bound, hangGuard);
   }
 
   /** The run's seed. */
@@ -69,7 +87,7 @@ public final class Fuzz {
     return tries;
   }
 
-  /** How long one input may take to be answered. */
+  /** How much CPU time one input may take to be answered. */
   public Duration bound() {
     return bound;
   }
@@ -116,31 +134,49 @@ public final class Fuzz {
         + SEED_PROPERTY + "=" + seed + " -D" + TRIES_PROPERTY + "=" + (attempt + 1) + "): " + shown;
   }
 
-  /** Fails if more than {@link #bound()} passed since {@code startNanos} ({@link System#nanoTime()}). */
-  public void withinBound(long startNanos, String what, int attempt, String input) {
-    long took = System.nanoTime() - startNanos;
+  /**
+   * Fails if the calling thread used more than {@link #bound()} of CPU time since
+   * {@code startCpuNanos} (a reading of {@link CpuTime#current()} on this thread).
+   */
+  public void withinBound(long startCpuNanos, String what, int attempt, String input) {
+    long took = CpuTime.current() - startCpuNanos;
     if (took > bound.toNanos()) {
-      throw new AssertionError(describe(what + " took " + Duration.ofNanos(took), attempt, input));
+      throw new AssertionError(describe(what + " took " + Duration.ofNanos(took) + " of CPU time", attempt, input));
     }
   }
 
   /**
    * Runs {@code call} on a thread of its own and returns what it returns; fails, naming the try and
-   * the input, if it throws anything (an {@link Error} included), returns null, or has not returned
-   * within {@link #bound()}. A call past the bound is interrupted and left to end on its own (the
-   * thread is a daemon), so that a hang fails the test instead of stopping it.
+   * the input, if it throws anything (an {@link Error} included), returns null, uses more than
+   * {@link #bound()} of CPU time, or has not returned within the hang guard (wall-clock time, for a
+   * call that waits). A call past either is interrupted and left to end on its own (the thread is a
+   * daemon), so that a hang fails the test instead of stopping it. Only the CPU time of that thread
+   * is bounded: work the call hands to other threads (a server's) is bounded by the hang guard.
    */
   public <T> T answered(String what, int attempt, String input, Supplier<T> call) {
     FutureTask<T> task = new FutureTask<>(call::get);
     Thread worker = new Thread(task, "weir-fuzz-try-" + attempt);
     worker.setDaemon(true);
     worker.start();
+    long hangAt = System.nanoTime() + hangGuard.toNanos();
     T answer;
     try {
-      answer = task.get(bound.toNanos(), TimeUnit.NANOSECONDS);
-    } catch (TimeoutException late) {
-      worker.interrupt();
-      throw new AssertionError(describe(what + " gave no answer within " + bound, attempt, input));
+      while (true) {
+        try {
+          answer = task.get(POLL_NANOS, TimeUnit.NANOSECONDS);
+          break;
+        } catch (TimeoutException notYet) {
+          long cpu = CpuTime.of(worker);
+          if (cpu > bound.toNanos()) {
+            worker.interrupt();
+            throw new AssertionError(describe(what + " took more than " + bound + " of CPU time", attempt, input));
+          }
+          if (System.nanoTime() - hangAt >= 0) {
+            worker.interrupt();
+            throw new AssertionError(describe(what + " gave no answer within " + hangGuard, attempt, input));
+          }
+        }
+      }
     } catch (ExecutionException thrown) {
       throw new AssertionError(describe(what + " threw " + thrown.getCause(), attempt, input), thrown.getCause());
     } catch (InterruptedException interrupted) {

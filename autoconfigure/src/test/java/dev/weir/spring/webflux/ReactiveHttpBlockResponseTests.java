@@ -104,10 +104,10 @@ class ReactiveHttpBlockResponseTests {
     http.get().uri("/admin").header("X-Caller", "ops").exchange()
         .expectStatus().isOk()
         .expectBody(String.class).isEqualTo("flux.admin in weir_web_context from 'ops'");
-    // a call without an origin has nothing to check against an authority rule
+    // a call without an origin is not on the allow list
     http.get().uri("/admin").exchange()
-        .expectStatus().isOk()
-        .expectBody(String.class).isEqualTo("flux.admin in weir_web_context from ''");
+        .expectStatus().isForbidden()
+        .expectBody().jsonPath("$.type").isEqualTo("urn:weir:block:authority");
   }
 
   @Test

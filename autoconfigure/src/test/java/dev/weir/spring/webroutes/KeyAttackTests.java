@@ -137,8 +137,15 @@ class KeyAttackTests {
     assertThat(LocalHttp.get(port, "/keyed/query/x?a=b&tenant=t+1").statusCode()).as("the same tenant, decoded")
         .isEqualTo(429);
     assertThat(LocalHttp.get(port, "/keyed/query/x?tenant=t2").statusCode()).isEqualTo(200);
-    assertThat(LocalHttp.get(port, "/keyed/query/x").statusCode()).as("no tenant: a null key, denied")
-        .isEqualTo(429);
+    HttpResponse<String> noTenant = LocalHttp.get(port, "/keyed/query/x");
+    assertThat(noTenant.statusCode()).as("no tenant: a null key, denied: the client's error").isEqualTo(400);
+    assertThat(noTenant.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+    assertThat(noTenant.body()).contains("\"type\":\"urn:weir:block:param-flow\"").contains("\"status\":400")
+        .contains("has no key: #request.getParameter('tenant') + ':' + #request.method is missing.")
+        .doesNotContain("Retry after");
+    assertThat(noTenant.headers().map().keySet()).as("nothing to wait for")
+        .noneMatch(name -> name.equalsIgnoreCase("Retry-After") || name.toLowerCase(java.util.Locale.ROOT)
+            .startsWith("ratelimit"));
 
     // key: #principal ?: 'anonymous', 1 per name
     assertThat(LocalHttp.get(port, "/keyed/user/x", "X-User", "alice").statusCode()).isEqualTo(200);

@@ -38,7 +38,7 @@ class ReactiveKeyAttackApplication {
 
   @RestController
   static class Endpoints {
-    @GetMapping({"/rx/target/{name}", "/rx/keyed/{name}", "/rx/user/{name}"})
+    @GetMapping({"/rx/target/{name}", "/rx/keyed/{name}", "/rx/user/{name}", "/rx/tenant/{name}"})
     Mono<String> answer(@PathVariable String name) {
       return Mono.just(name);
     }

@@ -106,4 +106,19 @@ class ReactiveKeyAttackTests {
     assertThat(LocalHttp.get(port, "/rx/user/x").statusCode()).isEqualTo(200);
     assertThat(LocalHttp.get(port, "/rx/user/x").statusCode()).as("anonymous's second").isEqualTo(429);
   }
+
+  /** A call without a key under null-key: deny is the client's error: 400, nothing to wait for. */
+  @Test
+  void aMissingKeyUnderNullKeyDenyIsA400WithoutRetryAfter() throws Exception {
+    assertThat(LocalHttp.get(port, "/rx/tenant/x", "X-Tenant", "t1").statusCode()).isEqualTo(200);
+    assertThat(LocalHttp.get(port, "/rx/tenant/x", "X-Tenant", "t1").statusCode()).as("t1's second").isEqualTo(429);
+    HttpResponse<String> noTenant = LocalHttp.get(port, "/rx/tenant/x");
+    assertThat(noTenant.statusCode()).as(noTenant.body()).isEqualTo(400);
+    assertThat(noTenant.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+    assertThat(noTenant.body()).contains("\"type\":\"urn:weir:block:param-flow\"").contains("\"status\":400")
+        .contains("has no key: #request.getHeader('X-Tenant') is missing.").doesNotContain("Retry after");
+    assertThat(noTenant.headers().map().keySet()).as("nothing to wait for")
+        .noneMatch(name -> name.equalsIgnoreCase("Retry-After") || name.toLowerCase(java.util.Locale.ROOT)
+            .startsWith("ratelimit"));
+  }
 }

@@ -4,6 +4,7 @@ import dev.weir.BlockException;
 import dev.weir.Criticality;
 import dev.weir.Entry;
 import dev.weir.EntryType;
+import dev.weir.ParamFlowException;
 import dev.weir.internal.limit.CircuitBreaker;
 import dev.weir.internal.limit.FlowLimiter;
 import dev.weir.internal.limit.ShadowRefusals;
@@ -105,6 +106,8 @@ public final class Call extends Entry implements Invocation {
   private @Nullable RuleKind refusedKind;
   private @Nullable Rule refusedBy;
   private long refusedRetryAfterNanos;
+  /** The refusal is a hot-parameter rule's of a call without a key ({@code null-key: deny}). */
+  private boolean refusedMissingKey;
   private @Nullable BlockException refusal;
 
   CircuitBreaker[] breakers = NO_BREAKERS;
@@ -305,6 +308,7 @@ public final class Call extends Entry implements Invocation {
     error = null;
     refusedKind = null;
     refusedBy = null;
+    refusedMissingKey = false;
     refusal = null;
     cancelled = false;
     node = null;
@@ -330,7 +334,15 @@ public final class Call extends Entry implements Invocation {
     this.refusedKind = kind;
     this.refusedBy = rule;
     this.refusedRetryAfterNanos = retryAfterNanos;
+    this.refusedMissingKey = false;
     this.refusal = null;
+    return false;
+  }
+
+  /** Records that hot-parameter {@code rule} refuses the call because it has no key, and returns false. */
+  boolean refuseMissingKey(Rule rule) {
+    refuse(RuleKind.PARAM_FLOW, rule, 0);
+    this.refusedMissingKey = true;
     return false;
   }
 
@@ -339,6 +351,7 @@ public final class Call extends Entry implements Invocation {
     this.refusedKind = given.ruleKind();
     this.refusedBy = given.rule();
     this.refusedRetryAfterNanos = given.retryAfterNanos();
+    this.refusedMissingKey = given instanceof ParamFlowException param && param.missingKey();
     this.refusal = given;
     return false;
   }
@@ -368,6 +381,7 @@ public final class Call extends Entry implements Invocation {
   void forgetRefusal() {
     refusedKind = null;
     refusedBy = null;
+    refusedMissingKey = false;
     refusal = null;
   }
 
@@ -388,6 +402,10 @@ public final class Call extends Entry implements Invocation {
     return refusedRetryAfterNanos;
   }
 
+  boolean refusedMissingKey() {
+    return refusedMissingKey;
+  }
+
   /** The exception a custom slot refused the call with, or null (a built-in slot's is made when needed). */
   @Nullable BlockException givenRefusal() {
     return refusal;
@@ -397,7 +415,8 @@ public final class Call extends Entry implements Invocation {
   BlockException refusal() {
     BlockException made = refusal;
     if (made == null) {
-      made = BlockException.of(refusedKind(), resource, refusedBy, refusedRetryAfterNanos);
+      made = refusedMissingKey ? new ParamFlowException(resource, refusedBy, 0, true)
+          : BlockException.of(refusedKind(), resource, refusedBy, refusedRetryAfterNanos);
       refusal = made;
     }
     return made;

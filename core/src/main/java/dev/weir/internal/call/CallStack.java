@@ -4,6 +4,7 @@ import dev.weir.BlockException;
 import dev.weir.Criticality;
 import dev.weir.Entry;
 import dev.weir.EntryType;
+import dev.weir.ParamFlowException;
 import dev.weir.internal.time.EngineClock;
 import dev.weir.rule.Rule;
 import dev.weir.rule.RuleKind;
@@ -109,6 +110,7 @@ public final class CallStack {
   private @Nullable RuleKind refusedKind;
   private @Nullable Rule refusedBy;
   private long refusedRetryAfterNanos;
+  private boolean refusedMissingKey;
   private String refusedResource = "";
   private @Nullable BlockException refusal;
 
@@ -185,6 +187,7 @@ public final class CallStack {
     refusedKind = call.refusedKind();
     refusedBy = call.refusedBy();
     refusedRetryAfterNanos = call.refusedRetryAfterNanos();
+    refusedMissingKey = call.refusedMissingKey();
     refusedResource = call.resource;
     refusal = call.givenRefusal();
   }
@@ -269,7 +272,8 @@ public final class CallStack {
   BlockException takeRefusal() {
     BlockException taken = refusal;
     if (taken == null) {
-      taken = BlockException.of(Objects.requireNonNull(refusedKind), refusedResource, refusedBy, refusedRetryAfterNanos);
+      taken = refusedMissingKey ? new ParamFlowException(refusedResource, refusedBy, 0, true)
+          : BlockException.of(Objects.requireNonNull(refusedKind), refusedResource, refusedBy, refusedRetryAfterNanos);
     }
     forgetRefusal();
     return taken;
@@ -279,6 +283,7 @@ public final class CallStack {
   void forgetRefusal() {
     refusedKind = null;
     refusedBy = null;
+    refusedMissingKey = false;
     refusedResource = "";
     refusal = null;
   }

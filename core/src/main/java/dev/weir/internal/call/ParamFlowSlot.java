@@ -89,7 +89,7 @@ public final class ParamFlowSlot extends Slot {
       return true;
     }
     if (key == ParamFlowRuleState.DENIED) {
-      return call.refuse(RuleKind.PARAM_FLOW, state.rule, 0);
+      return call.refuseMissingKey(state.rule);
     }
     FlowLimiter limiter = state.limiterFor(key);
     long result = state.shadow == null ? limiter.tryAcquire(call.acquireCount, call.startNanos)

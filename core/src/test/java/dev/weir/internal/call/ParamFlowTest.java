@@ -138,7 +138,11 @@ class ParamFlowTest {
     BlockException refused = call(deny, (Object) null);
     assertThat(refused).isInstanceOf(ParamFlowException.class);
     assertThat(refused.retryAfter()).isZero();
+    assertThat(((ParamFlowException) refused).missingKey()).as("refused for having no key").isTrue();
+    assertThat(refused.getMessage()).endsWith("(the call has no key)");
     assertThat(admitted(deny, 3, "a")).isEqualTo(3);
+    BlockException overLimit = call(allow, "a");
+    assertThat(((ParamFlowException) overLimit).missingKey()).as("refused by the limit of its key").isFalse();
     Weir shadowDeny = engine(ParamFlowRule.builder("r").count(100).nullKey(NullKey.DENY).shadow(true).build());
     assertThat(admitted(shadowDeny, 3, (Object) null)).as("shadow mode only counts").isEqualTo(3);
     assertThat(shadowDeny.statistics("r").totalShadowBlocked(dev.weir.rule.RuleKind.PARAM_FLOW)).isEqualTo(3);

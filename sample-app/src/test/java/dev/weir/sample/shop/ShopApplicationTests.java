@@ -143,6 +143,9 @@ class ShopApplicationTests {
     HttpResponse<String> other = get("/admin/resources", "X-Caller", "web");
     assertThat(other.statusCode()).isEqualTo(403);
     assertThat(other.body()).contains("\"resource\":\"adminResources\"");
+    HttpResponse<String> anonymous = get("/admin/resources");
+    assertThat(anonymous.statusCode()).as("no X-Caller: no origin").isEqualTo(403);
+    assertThat(anonymous.body()).contains("\"resource\":\"adminResources\"");
   }
 
   @Test

@@ -58,5 +58,8 @@ class QuotesApplicationTests {
         .expectHeader().doesNotExist("Retry-After")
         .expectBody().jsonPath("$.type").isEqualTo("urn:weir:block:authority")
         .jsonPath("$.resource").isEqualTo("portfolio");
+    http.get().uri("/portfolio").exchange() // no X-Caller: no origin
+        .expectStatus().isForbidden()
+        .expectBody().jsonPath("$.type").isEqualTo("urn:weir:block:authority");
   }
 }

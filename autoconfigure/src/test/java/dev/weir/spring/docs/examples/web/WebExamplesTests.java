@@ -60,8 +60,7 @@ class WebExamplesTests {
         .expectStatus().isOk().expectBody(String.class).isEqualTo("report for partner");
     http.get().uri("/report").header("X-Api-Key", "k-2").exchange()
         .expectStatus().isEqualTo(HttpStatus.FORBIDDEN);
-    // no key, no origin: authority rules judge callers that say who they are
-    http.get().uri("/report").exchange()
-        .expectStatus().isOk().expectBody(String.class).isEqualTo("report for ");
+    // no key, no origin: not on the allow list
+    http.get().uri("/report").exchange().expectStatus().isEqualTo(HttpStatus.FORBIDDEN);
   }
 }
