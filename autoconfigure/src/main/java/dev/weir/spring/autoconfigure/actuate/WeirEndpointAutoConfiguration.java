@@ -5,6 +5,7 @@ import dev.weir.spring.actuate.WeirEndpoint;
 import dev.weir.spring.actuate.WeirEndpointRequestBodyAdvice;
 import dev.weir.spring.actuate.WeirEndpointWebExtension;
 import dev.weir.spring.actuate.WeirEndpointWebFilter;
+import dev.weir.spring.autoconfigure.ResourcesInUse;
 import dev.weir.spring.autoconfigure.WeirAutoConfiguration;
 import dev.weir.spring.properties.RuleChangeLog;
 import dev.weir.spring.properties.WeirProperties;
@@ -49,9 +50,11 @@ public final class WeirEndpointAutoConfiguration {
   @ConditionalOnMissingBean
   @ConditionalOnAvailableEndpoint
   WeirEndpoint weirEndpoint(Weir weir, WeirProperties properties, ObjectProvider<RuleSources> sources,
-      ObjectProvider<RuleChangeLog> changes) {
+      ObjectProvider<RuleChangeLog> changes, ObjectProvider<ResourcesInUse> inUse) {
+    ResourcesInUse resources = inUse.getIfUnique();
     return new WeirEndpoint(weir, sources.getIfAvailable(), properties.isShadow(),
-        changes.getIfAvailable(() -> new RuleChangeLog(null)));
+        changes.getIfAvailable(() -> new RuleChangeLog(null)),
+        resource -> resources == null ? null : resources.warning(resource));
   }
 
   @Bean
