@@ -3,6 +3,7 @@ package dev.weir.spring.docs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,8 +14,11 @@ import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.core.env.PropertySource;
+import org.springframework.core.io.ByteArrayResource;
 import org.springframework.core.io.FileSystemResource;
 
 /**
@@ -120,6 +124,38 @@ class DocsTests {
         .containsOnly(port("sample-app/src/main/resources/application.yml"));
     assertThat(ports(page.substring(webflux))).isNotEmpty()
         .containsOnly(port("sample-webflux/src/main/resources/application.yml"));
+  }
+
+  /**
+   * Where the getting-started page and the dashboard's page first send a reader to the dashboard,
+   * the YAML that exposes it follows before the next heading: without it the page is a 404 in a
+   * new application. The YAML's properties are read as Spring Boot reads them.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"docs/getting-started.md", "docs/dashboard.md"})
+  void whereThePageIsFirstMentionedItsExposureIsGiven(String name) throws IOException {
+    List<String> lines = Files.readAllLines(ROOT.resolve(name));
+    int first = 0;
+    while (first < lines.size() && !lines.get(first).contains("/actuator/weir")
+        && !lines.get(first).contains("(dashboard.md")) {
+      first++;
+    }
+    assertThat(first).as("the first mention of the page in " + name).isLessThan(lines.size());
+    int next = first + 1;
+    while (next < lines.size() && !lines.get(next).startsWith("#")) {
+      next++;
+    }
+    int mention = first + 1;
+    int heading = next + 1;
+    Markdown.Fence exposure = DOCS.page(ROOT.resolve(name)).fences().stream()
+        .filter(fence -> fence.language().equals("yaml") && fence.line() > mention && fence.line() < heading)
+        .findFirst().orElseThrow(() -> new AssertionError(name + ":" + mention
+            + ": the dashboard is mentioned without the YAML that exposes it before the next heading"));
+    List<PropertySource<?>> sources = new YamlPropertySourceLoader().load(name,
+        new ByteArrayResource(exposure.text().getBytes(StandardCharsets.UTF_8)));
+    assertThat(String.valueOf(sources.get(0).getProperty("management.endpoints.web.exposure.include")).split(","))
+        .as(name + ":" + exposure.line() + ": management.endpoints.web.exposure.include").contains("weir");
+    assertThat(sources.get(0).getProperty("management.endpoint.weir.access")).hasToString("unrestricted");
   }
 
   private static Set<Integer> ports(String text) {

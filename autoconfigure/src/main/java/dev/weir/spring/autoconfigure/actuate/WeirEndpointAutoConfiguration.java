@@ -10,6 +10,7 @@ import dev.weir.spring.autoconfigure.WeirAutoConfiguration;
 import dev.weir.spring.properties.RuleChangeLog;
 import dev.weir.spring.properties.WeirProperties;
 import dev.weir.spring.rules.RuleSources;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
@@ -25,6 +26,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.util.function.SingletonSupplier;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.servlet.mvc.method.annotation.RequestBodyAdviceAdapter;
@@ -71,6 +73,13 @@ public final class WeirEndpointAutoConfiguration {
   private static boolean writesOpen(ObjectProvider<EndpointAccessResolver> access) {
     EndpointAccessResolver resolver = access.getIfAvailable();
     return resolver != null && resolver.accessFor(EndpointId.of("weir"), Access.READ_ONLY) == Access.UNRESTRICTED;
+  }
+
+  /** The start's one line on how to expose the page, when it is not exposed over HTTP. */
+  @Bean
+  @ConditionalOnWebApplication
+  WeirEndpointExposureHint weirEndpointExposureHint(ListableBeanFactory beans, Environment environment) {
+    return new WeirEndpointExposureHint(beans, environment);
   }
 
   @Configuration(proxyBeanMethods = false)
