@@ -64,6 +64,35 @@ class DocsTests {
         .anySatisfy(target -> assertThat(target).startsWith("docs/migrating/from-bucket4j.md"));
   }
 
+  /**
+   * The README's comparison quotes only figures that docs/performance.md has, each a number of
+   * nanoseconds as measured there; and its dependency snippet says to install the artifacts first,
+   * since no release exists.
+   */
+  @Test
+  void theReadmeComparesWithFiguresOfThePerformancePageAndSaysToInstallFirst() throws IOException {
+    String readme = Files.readString(ROOT.resolve("README.md"));
+    int from = readme.indexOf("## Why Weir");
+    assertThat(from).as("the comparison section").isPositive();
+    String section = readme.substring(from, readme.indexOf("\n## ", from + 1));
+    assertThat(section).contains("docs/performance.md", "Resilience4j", "Bucket4j", "Sentinel", "RedisRateLimiter");
+    Set<String> measured = new HashSet<>();
+    Matcher number = Pattern.compile("(?<![\\w.])\\d+(?:\\.\\d+)?(?![\\w.])")
+        .matcher(Files.readString(ROOT.resolve("docs/performance.md")));
+    while (number.find()) {
+      measured.add(number.group());
+    }
+    Matcher quoted = Pattern.compile("(\\d+(?:\\.\\d+)?) ns").matcher(section);
+    List<String> figures = new ArrayList<>();
+    while (quoted.find()) {
+      figures.add(quoted.group(1));
+    }
+    assertThat(figures).as("figures quoted in the comparison").hasSizeGreaterThanOrEqualTo(8)
+        .allSatisfy(figure -> assertThat(measured).as("docs/performance.md has " + figure).contains(figure));
+    String dependency = readme.substring(readme.indexOf("## The dependency"), readme.indexOf("```xml"));
+    assertThat(dependency).as("the dependency section, before its snippet").contains("mvn -B -ntp install -DskipTests");
+  }
+
   @Test
   void everyPageOfTheReferenceExistsAndIsReachableFromTheIndex() {
     assertThat(PAGES).allSatisfy(page -> assertThat(ROOT.resolve(page)).isRegularFile());
