@@ -225,6 +225,36 @@ class DocsTests {
     assertThat(sources.get(0).getProperty("management.endpoint.weir.access")).hasToString("unrestricted");
   }
 
+  /**
+   * The samples page lists every path the shop's controllers map (a path under one the page gives
+   * with {@code /**} counts), and its captured 429 of a flow rule carries the {@code RateLimit}
+   * headers every such 429 has.
+   */
+  @Test
+  void theSamplesPageListsEveryPathOfTheShopAndItsHeaders() throws IOException {
+    String page = Files.readString(ROOT.resolve("docs/samples.md"));
+    String shop = page.substring(0, page.indexOf("## The WebFlux sample"));
+    List<String> missing = new ArrayList<>();
+    try (var sources = Files.list(ROOT.resolve("sample-app/src/main/java/dev/weir/sample/shop"))) {
+      for (Path source : sources.toList()) {
+        Matcher mapping = Pattern.compile("@(?:Get|Post|Put|Delete)Mapping\\(\"([^\"]+)\"\\)")
+            .matcher(Files.readString(source));
+        while (mapping.find()) {
+          String path = mapping.group(1);
+          String root = path.substring(0, path.indexOf('/', 1) < 0 ? path.length() : path.indexOf('/', 1));
+          if (!Pattern.compile("`(?:GET |POST )?" + Pattern.quote(path) + "[`?]").matcher(shop).find()
+              && !shop.contains(root + "/**")) {
+            missing.add(source.getFileName() + ": " + path);
+          }
+        }
+      }
+    }
+    assertThat(missing).as("paths of the shop the samples page does not list").isEmpty();
+    int refusal = shop.indexOf("HTTP/1.1 429");
+    assertThat(refusal).isPositive();
+    assertThat(shop.substring(refusal, shop.indexOf("\n\n", refusal))).contains("RateLimit-Policy: ", "RateLimit: ");
+  }
+
   private static Set<Integer> ports(String text) {
     Set<Integer> out = new HashSet<>();
     Matcher matcher = Pattern.compile("localhost:(\\d+)").matcher(text);
