@@ -189,6 +189,8 @@ class DashboardBrowserTests {
         });
         String yaml = editor.getDomProperty("value");
         assertThat(yaml).startsWith("flow:\n  - count: 2\n").contains("grade: qps");
+        assertThat(browser.findElement(By.id("detail-summary")).getText()).as("the rate beside its limit")
+            .containsPattern("passed [0-9.]+/s \\(limit 2 per 1s\\)");
         type(editor, yaml.replace("count: 2", "count: -5"));
         browser.findElement(By.id("rules-apply")).click();
         WebElement error = await(browser, 10, "the server's error", b ->
