@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -102,6 +103,7 @@ public final class WeirEndpoint {
   private final boolean shadowByDefault;
   private final RuleChangeLog changes;
   private final Object replacing = new Object();
+  private final Function<String, @Nullable String> unusedWarning;
 
   /**
    * Creates an endpoint whose posted rules are in force unless they say {@code shadow: true}, and
@@ -124,6 +126,23 @@ public final class WeirEndpoint {
    * @param changes where accepted changes are recorded
    */
   public WeirEndpoint(Weir weir, @Nullable RuleSources sources, boolean shadowByDefault, RuleChangeLog changes) {
+    this(weir, sources, shadowByDefault, changes, resource -> null);
+  }
+
+  /**
+   * Creates the endpoint as {@link #WeirEndpoint(Weir, RuleSources, boolean, RuleChangeLog)} does,
+   * whose accepted writes carry a warning when their resource is one the application does not use.
+   *
+   * @param weir the engine shown and changed
+   * @param sources the rule sources of {@code weir}; null to change the engine directly
+   * @param shadowByDefault whether a posted rule that does not set {@code shadow} is in shadow mode
+   * @param changes where accepted changes are recorded
+   * @param unusedWarning the warning for rules written for a resource, or null when the application
+   *     uses it (declares it, or a call used it since start): a misspelt name guards nothing
+   */
+  public WeirEndpoint(Weir weir, @Nullable RuleSources sources, boolean shadowByDefault, RuleChangeLog changes,
+      Function<String, @Nullable String> unusedWarning) {
+    this.unusedWarning = unusedWarning;
     this.weir = weir;
     this.sources = sources != null && sources.isAttached() ? sources : null;
     this.shadowByDefault = shadowByDefault;
@@ -164,7 +183,7 @@ public final class WeirEndpoint {
     if (weir.statistics(resource) == null && rules.isEmpty()) {
       return null;
     }
-    return describe(resource, rules);
+    return describe(resource, rules, warnings(resource, rules));
   }
 
   /**
@@ -227,11 +246,21 @@ public final class WeirEndpoint {
             "the rules could not be saved to the rule file, nothing changed: " + ex.getMessage())));
       }
       logReplaced(securityContext, resource, before, written[0], posted);
-      return new Replacement(describe(resource, written[0]), null);
+      return new Replacement(describe(resource, written[0], warnings(resource, written[0])), null);
     }
   }
 
+  /** What to warn of about {@code rules} of {@code resource}: rules for a resource the application does not use. */
+  private List<String> warnings(String resource, RuleSet rules) {
+    String warning = rules.isEmpty() ? null : unusedWarning.apply(resource);
+    return warning == null ? List.of() : List.of(warning);
+  }
+
   private ResourceDescriptor describe(String resource, RuleSet rules) {
+    return describe(resource, rules, List.of());
+  }
+
+  private ResourceDescriptor describe(String resource, RuleSet rules, List<String> warnings) {
     RulesDescriptor rulesDescriptor = new RulesDescriptor(RulesJson.of(rules.flow()),
         RulesJson.of(rules.degrade()), RulesJson.of(rules.paramFlow()),
         RulesJson.of(rules.authority()));
@@ -244,14 +273,14 @@ public final class WeirEndpoint {
     }
     if (statistics == null) {
       return new ResourceDescriptor(0, 0, 0, 0, 0, 0, RulesJson.circuitState(CircuitState.CLOSED), null,
-          new TotalsDescriptor(0, 0, 0, 0), blocked, shadowBlocked, rulesDescriptor);
+          new TotalsDescriptor(0, 0, 0, 0), blocked, shadowBlocked, rulesDescriptor, warnings);
     }
     TotalsDescriptor totals = new TotalsDescriptor(statistics.totalPassed(), statistics.totalSucceeded(),
         statistics.totalFailed(), statistics.totalResponseTimeNanos() / 1e6);
     return new ResourceDescriptor(statistics.passQps(), statistics.blockQps(), statistics.successQps(),
         statistics.exceptionQps(), statistics.avgRtMillis(), statistics.activeCalls(),
         RulesJson.circuitState(statistics.circuitState()), adaptiveLimit(statistics), totals, blocked, shadowBlocked,
-        rulesDescriptor);
+        rulesDescriptor, warnings);
   }
 
   private static @Nullable Integer adaptiveLimit(ResourceStatistics statistics) {
@@ -350,11 +379,15 @@ public final class WeirEndpoint {
    * @param shadowBlocked permits that rules in shadow mode would have refused, ever, by kind
    *     ({@code flow}, {@code degrade}, {@code paramFlow}, {@code authority}, {@code system})
    * @param rules the rules in force
+   * @param warnings in the answer for one resource (a write's, or a read's of that resource; left out
+   *     when empty): what is probably not meant, such as rules for a resource the application does
+   *     not declare and no call has used since start
    */
   public record ResourceDescriptor(long passQps, long blockQps, long successQps, long exceptionQps, double avgRt,
       long activeCalls, String circuitState,
       @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Integer adaptiveLimit, TotalsDescriptor totals, Map<String, Long> blocked,
-      Map<String, Long> shadowBlocked, RulesDescriptor rules)
+      Map<String, Long> shadowBlocked, RulesDescriptor rules,
+      @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> warnings)
       implements OperationResponseBody {
   }
 

@@ -121,7 +121,15 @@ public final class WeirAutoConfiguration {
   @Bean
   WeirStartupCheck weirStartupCheck(ConfigurableListableBeanFactory beanFactory, WeirProperties properties,
       ObjectProvider<Weir> weir,
-      ObjectProvider<RateLimitedAdvisor> advisor, ObjectProvider<KeyLanguage> keyExpressions) {
-    return new WeirStartupCheck(beanFactory, properties, weir, advisor, keyExpressions);
+      ObjectProvider<RateLimitedAdvisor> advisor, ObjectProvider<KeyLanguage> keyExpressions,
+      ResourcesInUse resourcesInUse) {
+    return new WeirStartupCheck(beanFactory, properties, weir, advisor, keyExpressions, resourcesInUse);
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  ResourcesInUse weirResourcesInUse(WeirProperties properties, ObjectProvider<Weir> weir,
+      ObjectProvider<RateLimitedAdvisor> advisor, ObjectProvider<ResourcesInUse.DeclaredResources> declared) {
+    return new ResourcesInUse(properties, weir, advisor, declared);
   }
 }

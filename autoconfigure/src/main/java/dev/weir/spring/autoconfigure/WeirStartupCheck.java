@@ -1,6 +1,5 @@
 package dev.weir.spring.autoconfigure;
 
-import dev.weir.ResourceStatistics;
 import dev.weir.Weir;
 import dev.weir.rule.ParamFlowRule;
 import dev.weir.rule.ResourceRule;
@@ -42,15 +41,18 @@ final class WeirStartupCheck implements SmartInitializingSingleton, ApplicationL
   private final ObjectProvider<Weir> weir;
   private final ObjectProvider<RateLimitedAdvisor> advisor;
   private final ObjectProvider<KeyLanguage> keyExpressions;
+  private final ResourcesInUse resourcesInUse;
   private boolean rulesLoaded;
 
   WeirStartupCheck(ConfigurableListableBeanFactory beanFactory, WeirProperties properties, ObjectProvider<Weir> weir,
-      ObjectProvider<RateLimitedAdvisor> advisor, ObjectProvider<KeyLanguage> keyExpressions) {
+      ObjectProvider<RateLimitedAdvisor> advisor, ObjectProvider<KeyLanguage> keyExpressions,
+      ResourcesInUse resourcesInUse) {
     this.beanFactory = beanFactory;
     this.properties = properties;
     this.weir = weir;
     this.advisor = advisor;
     this.keyExpressions = keyExpressions;
+    this.resourcesInUse = resourcesInUse;
   }
 
   @Override
@@ -77,7 +79,7 @@ final class WeirStartupCheck implements SmartInitializingSingleton, ApplicationL
           + " Weir bean.");
       return;
     }
-    checkReferences(engine, rateLimited);
+    checkReferences(engine);
   }
 
   private void inspectBeans(RateLimitedAdvisor rateLimited) {
@@ -125,12 +127,9 @@ final class WeirStartupCheck implements SmartInitializingSingleton, ApplicationL
     }
   }
 
-  private void checkReferences(Weir engine, @Nullable RateLimitedAdvisor rateLimited) {
+  private void checkReferences(Weir engine) {
     Set<String> known = new TreeSet<>(engine.resources());
-    known.addAll(routeResources());
-    if (rateLimited != null) {
-      known.addAll(rateLimited.resources());
-    }
+    known.addAll(resourcesInUse.declared());
     List<RuleViolation> violations = WeirPropertiesValidator.unknownReferences(properties, known);
     if (!violations.isEmpty()) {
       throw new InvalidWeirConfigurationException(violations);
@@ -143,41 +142,16 @@ final class WeirStartupCheck implements SmartInitializingSingleton, ApplicationL
       return;
     }
     Weir engine = weir.getIfUnique();
-    RateLimitedAdvisor rateLimited = advisor.getIfUnique();
     if (engine == null) {
       return;
     }
-    Set<String> used = new TreeSet<>(routeResources());
-    if (rateLimited != null) {
-      used.addAll(rateLimited.resources());
-    }
-    for (String resource : engine.resources()) {
-      ResourceStatistics statistics = engine.statistics(resource);
-      if (statistics != null && statistics.totalPassed() + statistics.totalBlocked() > 0) {
-        used.add(resource);
-      }
-    }
+    Set<String> used = resourcesInUse.used();
     Set<String> warned = new HashSet<>();
     RuleSet configured = RuleLists.of(properties).toRuleSet();
     warnUnused("weir.flow", configured.flow(), used, warned);
     warnUnused("weir.degrade", configured.degrade(), used, warned);
     warnUnused("weir.param-flow", configured.paramFlow(), used, warned);
     warnUnused("weir.authority", configured.authority(), used, warned);
-  }
-
-  private Set<String> routeResources() {
-    Set<String> routes = new TreeSet<>();
-    properties.getWeb().getRoutes().forEach(route -> {
-      if (route.getResource() != null) {
-        routes.add(route.getResource());
-      }
-    });
-    properties.getClient().getRoutes().forEach(route -> {
-      if (route.getResource() != null) {
-        routes.add(route.getResource());
-      }
-    });
-    return routes;
   }
 
   private void warnUnused(String property, List<? extends ResourceRule> rules, Set<String> used, Set<String> warned) {

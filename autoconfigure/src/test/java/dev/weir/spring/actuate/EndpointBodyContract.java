@@ -70,6 +70,28 @@ abstract class EndpointBodyContract {
     assertThat(count("body.contract")).isEqualTo(7);
   }
 
+  /**
+   * A write for a resource no call has used since start is applied (the rules may be meant for a
+   * resource still to come), and the answer says so, with the closest resource in use.
+   */
+  @Test
+  void aWriteToAMisspeltResourceIsAppliedWithAWarningNamingTheClosestResourceInUse() throws Exception {
+    try (dev.weir.Entry entry = weir().entry("body.greeting")) {
+      // one call: the resource is in use
+    }
+    HttpResponse<String> misspelt = post("body.greting", "{\"flow\": [{\"count\": 5}]}");
+    assertThat(misspelt.statusCode()).as(misspelt.body()).isEqualTo(200);
+    assertThat(misspelt.body()).contains("\"warnings\":[\"no call has used resource 'body.greting' since start"
+        + " (did you mean 'body.greeting'?)\"]");
+    assertThat(count("body.greting")).as("applied all the same").isEqualTo(5);
+
+    HttpResponse<String> used = post("body.greeting", "{\"flow\": [{\"count\": 5}]}");
+    assertThat(used.statusCode()).as(used.body()).isEqualTo(200);
+    assertThat(used.body()).as("a resource in use: no warnings field").doesNotContain("warnings");
+    assertThat(post("body.greting", "{\"flow\": []}").body()).as("rules removed: nothing to warn of")
+        .doesNotContain("warnings");
+  }
+
   @Test
   void theDashboardPagesBodyIsApplied() throws Exception {
     HttpResponse<String> answer = post("body.page", "{\"rules\": \"{\\\"flow\\\": [{\\\"count\\\": 8}]}\"}");

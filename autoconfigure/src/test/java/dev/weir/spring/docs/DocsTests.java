@@ -3,6 +3,7 @@ package dev.weir.spring.docs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,8 +14,11 @@ import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.core.env.PropertySource;
+import org.springframework.core.io.ByteArrayResource;
 import org.springframework.core.io.FileSystemResource;
 
 /**
@@ -53,6 +57,35 @@ class DocsTests {
         .anySatisfy(target -> assertThat(target).startsWith("docs/migrating/from-bucket4j.md"));
   }
 
+  /**
+   * The README's comparison quotes only figures that docs/performance.md has, each a number of
+   * nanoseconds as measured there; and its dependency snippet says to install the artifacts first,
+   * since no release exists.
+   */
+  @Test
+  void theReadmeComparesWithFiguresOfThePerformancePageAndSaysToInstallFirst() throws IOException {
+    String readme = Files.readString(ROOT.resolve("README.md"));
+    int from = readme.indexOf("## Why Weir");
+    assertThat(from).as("the comparison section").isPositive();
+    String section = readme.substring(from, readme.indexOf("\n## ", from + 1));
+    assertThat(section).contains("docs/performance.md", "Resilience4j", "Bucket4j", "Sentinel", "RedisRateLimiter");
+    Set<String> measured = new HashSet<>();
+    Matcher number = Pattern.compile("(?<![\\w.])\\d+(?:\\.\\d+)?(?![\\w.])")
+        .matcher(Files.readString(ROOT.resolve("docs/performance.md")));
+    while (number.find()) {
+      measured.add(number.group());
+    }
+    Matcher quoted = Pattern.compile("(\\d+(?:\\.\\d+)?) ns").matcher(section);
+    List<String> figures = new ArrayList<>();
+    while (quoted.find()) {
+      figures.add(quoted.group(1));
+    }
+    assertThat(figures).as("figures quoted in the comparison").hasSizeGreaterThanOrEqualTo(8)
+        .allSatisfy(figure -> assertThat(measured).as("docs/performance.md has " + figure).contains(figure));
+    String dependency = readme.substring(readme.indexOf("## The dependency"), readme.indexOf("```xml"));
+    assertThat(dependency).as("the dependency section, before its snippet").contains("mvn -B -ntp install -DskipTests");
+  }
+
   @Test
   void everyPageOfTheReferenceExistsAndIsReachableFromTheIndex() {
     assertThat(PAGES).allSatisfy(page -> assertThat(ROOT.resolve(page)).isRegularFile());
@@ -83,6 +116,44 @@ class DocsTests {
     assertThat(all(DOCS::uncheckedJava)).as("Java fences marked unchecked: none, every one is compiled").isEmpty();
   }
 
+  /**
+   * A Java fence that no compiled source backs still compiles as shown as far as its names go: every
+   * type it names is imported in the fence, declared in it, or in {@code java.lang}.
+   */
+  @Test
+  void everyUncheckedJavaFenceImportsTheTypesItNames() {
+    Set<String> javaLang = Set.of("String", "Exception", "Object", "Override", "RuntimeException", "Integer",
+        "Long", "Boolean", "Thread", "Math", "System", "Throwable");
+    List<String> missing = new ArrayList<>();
+    for (String name : UNCHECKED_JAVA) {
+      DOCS.page(ROOT.resolve(name)).fences().stream()
+          .filter(fence -> fence.language().equals("java") && fence.lineBefore().contains("unchecked-java"))
+          .forEach(fence -> {
+            Set<String> known = new HashSet<>(javaLang);
+            StringBuilder code = new StringBuilder();
+            for (String line : fence.lines()) {
+              if (line.startsWith("import ")) {
+                String imported = line.replaceAll("^import (static )?|;\\s*$", "");
+                known.add(imported.substring(imported.lastIndexOf('.') + 1));
+              } else {
+                code.append(line.replaceAll("//.*$", "").replaceAll("\"(\\\\.|[^\"\\\\])*\"", "\"\"")).append('\n');
+              }
+            }
+            Matcher declared = Pattern.compile("\\b(?:class|interface|record|enum)\\s+([A-Z]\\w*)").matcher(code);
+            while (declared.find()) {
+              known.add(declared.group(1));
+            }
+            Matcher type = Pattern.compile("(?<![.\\w])([A-Z][a-z]\\w*)\\b").matcher(code);
+            while (type.find()) {
+              if (!known.contains(type.group(1))) {
+                missing.add(name + ":" + fence.line() + ": " + type.group(1) + " is not imported");
+              }
+            }
+          });
+    }
+    assertThat(missing).isEmpty();
+  }
+
   @Test
   void everyWeirYamlBindsAndValidates() {
     long yaml = DOCS.pages().stream().flatMap(page -> DOCS.page(page).fences().stream())
@@ -111,6 +182,68 @@ class DocsTests {
         .containsOnly(port("sample-app/src/main/resources/application.yml"));
     assertThat(ports(page.substring(webflux))).isNotEmpty()
         .containsOnly(port("sample-webflux/src/main/resources/application.yml"));
+  }
+
+  /**
+   * Where the getting-started page and the dashboard's page first send a reader to the dashboard,
+   * the YAML that exposes it follows before the next heading: without it the page is a 404 in a
+   * new application. The YAML's properties are read as Spring Boot reads them.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"docs/getting-started.md", "docs/dashboard.md"})
+  void whereThePageIsFirstMentionedItsExposureIsGiven(String name) throws IOException {
+    List<String> lines = Files.readAllLines(ROOT.resolve(name));
+    int first = 0;
+    while (first < lines.size() && !lines.get(first).contains("/actuator/weir")
+        && !lines.get(first).contains("(dashboard.md")) {
+      first++;
+    }
+    assertThat(first).as("the first mention of the page in " + name).isLessThan(lines.size());
+    int next = first + 1;
+    while (next < lines.size() && !lines.get(next).startsWith("#")) {
+      next++;
+    }
+    int mention = first + 1;
+    int heading = next + 1;
+    Markdown.Fence exposure = DOCS.page(ROOT.resolve(name)).fences().stream()
+        .filter(fence -> fence.language().equals("yaml") && fence.line() > mention && fence.line() < heading)
+        .findFirst().orElseThrow(() -> new AssertionError(name + ":" + mention
+            + ": the dashboard is mentioned without the YAML that exposes it before the next heading"));
+    List<PropertySource<?>> sources = new YamlPropertySourceLoader().load(name,
+        new ByteArrayResource(exposure.text().getBytes(StandardCharsets.UTF_8)));
+    assertThat(String.valueOf(sources.get(0).getProperty("management.endpoints.web.exposure.include")).split(","))
+        .as(name + ":" + exposure.line() + ": management.endpoints.web.exposure.include").contains("weir");
+    assertThat(sources.get(0).getProperty("management.endpoint.weir.access")).hasToString("unrestricted");
+  }
+
+  /**
+   * The samples page lists every path the shop's controllers map (a path under one the page gives
+   * with {@code /**} counts), and its captured 429 of a flow rule carries the {@code RateLimit}
+   * headers every such 429 has.
+   */
+  @Test
+  void theSamplesPageListsEveryPathOfTheShopAndItsHeaders() throws IOException {
+    String page = Files.readString(ROOT.resolve("docs/samples.md"));
+    String shop = page.substring(0, page.indexOf("## The WebFlux sample"));
+    List<String> missing = new ArrayList<>();
+    try (var sources = Files.list(ROOT.resolve("sample-app/src/main/java/dev/weir/sample/shop"))) {
+      for (Path source : sources.toList()) {
+        Matcher mapping = Pattern.compile("@(?:Get|Post|Put|Delete)Mapping\\(\"([^\"]+)\"\\)")
+            .matcher(Files.readString(source));
+        while (mapping.find()) {
+          String path = mapping.group(1);
+          String root = path.substring(0, path.indexOf('/', 1) < 0 ? path.length() : path.indexOf('/', 1));
+          if (!Pattern.compile("`(?:GET |POST )?" + Pattern.quote(path) + "[`?]").matcher(shop).find()
+              && !shop.contains(root + "/**")) {
+            missing.add(source.getFileName() + ": " + path);
+          }
+        }
+      }
+    }
+    assertThat(missing).as("paths of the shop the samples page does not list").isEmpty();
+    int refusal = shop.indexOf("HTTP/1.1 429");
+    assertThat(refusal).isPositive();
+    assertThat(shop.substring(refusal, shop.indexOf("\n\n", refusal))).contains("RateLimit-Policy: ", "RateLimit: ");
   }
 
   private static Set<Integer> ports(String text) {

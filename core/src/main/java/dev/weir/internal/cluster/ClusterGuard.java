@@ -11,7 +11,6 @@ import dev.weir.internal.limit.Circuit;
 import dev.weir.internal.limit.ConcurrencyLimiter;
 import dev.weir.internal.time.EngineClock;
 import dev.weir.internal.time.EngineLog;
-import java.lang.System.Logger.Level;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -66,7 +65,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class ClusterGuard {
 
-  private static final System.Logger LOG = System.getLogger(EngineLog.NAME);
   private static final FallbackReason[] REASONS = FallbackReason.values();
 
   public final ClusterClient client;
@@ -100,6 +98,8 @@ public final class ClusterGuard {
   /** Permits of leases not spent and given back (sent; a store that lost the lease ignores them). */
   public final LongAdder returnedPermits = new LongAdder();
   private volatile @Nullable String lastFailure;
+  /** The one WARN when calls start falling back, the one INFO when the store decides again. */
+  private final FallbackLog fallbackLog;
   /** Ends leases nobody spends from and round trips nobody waits for; started at the first lease. */
   final LeaseTimer timer = new LeaseTimer();
 
@@ -117,6 +117,9 @@ public final class ClusterGuard {
     for (int i = 0; i < fallbacks.length; i++) {
       fallbacks[i] = new LongAdder();
     }
+    this.fallbackLog = new FallbackLog(System.getLogger(EngineLog.NAME), client::description, fallback, openNanos,
+        this::fallbackCause,
+        clock.read());
     this.circuit = new Circuit<>(openNanos, probeTimeoutNanos(options), AtomicInteger::new, this::transition);
   }
 
@@ -125,15 +128,14 @@ public final class ClusterGuard {
     return options.openDuration().toNanos() + options.timeout().toNanos();
   }
 
-  /** Logs the transitions the guard always logged: opening after failures in a row, and closing. */
+  /**
+   * Tells the log when the breaker closes: a probe answered, so the store decides again (the
+   * {@link FallbackLog}'s "answers again", at most once per open period). Opening is told by the
+   * first fallback, which comes before the breaker opens.
+   */
   private void transition(CircuitState from, CircuitState to, String reason) {
-    if (from == CircuitState.CLOSED && to == CircuitState.OPEN) {
-      LOG.log(Level.WARNING, "Cluster store {0} failed {1} times in a row ({2}): cluster-mode rules fall back to "
-          + "{3} for {4} ms, then one call probes the store", client.description(), failureThreshold, lastFailure,
-          fallback.name().toLowerCase(java.util.Locale.ROOT), TimeUnit.NANOSECONDS.toMillis(openNanos));
-    } else if (to == CircuitState.CLOSED) {
-      LOG.log(Level.INFO, "Cluster store {0} answers again: cluster-mode rules are counted there again",
-          client.description());
+    if (to == CircuitState.CLOSED) {
+      fallbackLog.answered(clock.read(), true);
     }
   }
 
@@ -153,7 +155,7 @@ public final class ClusterGuard {
   public @Nullable ClusterDecision decide(ClusterCounter counter, int permits, long now) {
     int entered = enter(now);
     if (entered < 0) {
-      return fellBack(entered == OPEN ? FallbackReason.BREAKER_OPEN : FallbackReason.SATURATED);
+      return fellBack(entered == OPEN ? FallbackReason.BREAKER_OPEN : FallbackReason.SATURATED, now);
     }
     boolean probe = entered == PROBE; // stamped with now
     long start = System.nanoTime();
@@ -164,7 +166,7 @@ public final class ClusterGuard {
     } catch (RuntimeException | Error e) {
       inFlight.release(1);
       failed(FallbackReason.ERROR, e, now, probe);
-      return fellBack(FallbackReason.ERROR);
+      return fellBack(FallbackReason.ERROR, now);
     }
     ClusterDecision decision;
     try {
@@ -172,20 +174,20 @@ public final class ClusterGuard {
     } catch (TimeoutException e) {
       future.cancel(false); // lets the client drop a command it has not sent yet
       failed(FallbackReason.TIMEOUT, null, now, probe);
-      return fellBack(FallbackReason.TIMEOUT);
+      return fellBack(FallbackReason.TIMEOUT, now);
     } catch (ExecutionException e) {
       failed(FallbackReason.ERROR, e.getCause() == null ? e : e.getCause(), now, probe);
-      return fellBack(FallbackReason.ERROR);
+      return fellBack(FallbackReason.ERROR, now);
     } catch (CancellationException e) {
       failed(FallbackReason.ERROR, e, now, probe);
-      return fellBack(FallbackReason.ERROR);
+      return fellBack(FallbackReason.ERROR, now);
     } catch (InterruptedException e) {
       // Not the store's fault: restore the flag, fall back, and leave the breaker as it was.
       Thread.currentThread().interrupt();
       if (probe) {
         circuit.probeHandedBack(now, "probe's caller interrupted"); // the next call probes
       }
-      return fellBack(FallbackReason.ERROR);
+      return fellBack(FallbackReason.ERROR, now);
     }
     answered(now, probe, System.nanoTime() - start);
     (decision.admitted() ? admitted : blocked).increment();
@@ -246,6 +248,7 @@ public final class ClusterGuard {
 
   /** The store answered the call that started at {@code start} (the probe's stamp if {@code probe}). */
   private void succeeded(long start, boolean probe) {
+    fallbackLog.answered(start, false);
     if (probe) {
       // Closing starts a new period with its own count at 0; a stale probe decides nothing.
       circuit.probeSucceeded(start, clock.read(), "probe answered");
@@ -285,10 +288,24 @@ public final class ClusterGuard {
     circuit.probeHandedBack(start, "probe's caller interrupted");
   }
 
-  /** Counts one call decided by the fallback for {@code reason}; returns null, for {@link #decide}. */
-  @Nullable ClusterDecision fellBack(FallbackReason reason) {
+  /**
+   * Counts one call decided by the fallback for {@code reason} at {@code now} (the first of a spell is
+   * logged, see {@link FallbackLog}); returns null, for {@link #decide}.
+   */
+  @Nullable ClusterDecision fellBack(FallbackReason reason, long now) {
     fallbacks[reason.ordinal()].increment();
+    fallbackLog.fellBack(reason, now);
     return null;
+  }
+
+  /** What the WARN names as the cause of a fallback for {@code reason}. */
+  private String fallbackCause(FallbackReason reason) {
+    String failure = lastFailure;
+    return switch (reason) {
+      case SATURATED -> maxInFlight + " decisions already waiting for it";
+      case BREAKER_OPEN -> "breaker open" + (failure == null ? "" : " after " + failure);
+      default -> failure == null ? reason.name().toLowerCase(java.util.Locale.ROOT) : failure;
+    };
   }
 
   /** The deadline of one round trip, in nanoseconds. */

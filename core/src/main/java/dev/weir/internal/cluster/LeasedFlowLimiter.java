@@ -527,7 +527,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
   }
 
   private long fallBack(FallbackReason reason, int permits, long now, boolean waits) {
-    guard.fellBack(reason);
+    guard.fellBack(reason, now);
     UNSERVED.getAndAdd(this, (long) permits);
     return perCall.fallBack(permits, now, waits);
   }

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import org.springframework.stereotype.Component;
 
 /**
  * The catalog over gRPC: the service {@code shop.Catalog} with one unary method,
@@ -19,6 +20,7 @@ import java.nio.charset.StandardCharsets;
  * resource {@code grpc:shop.Catalog/GetProduct} (see application.yml), through the interceptor that
  * {@link GrpcServer} puts in front of it.
  */
+@Component
 public final class CatalogGrpcService implements BindableService {
 
   /** Plain UTF-8 strings as messages. */

@@ -22,13 +22,13 @@ import org.springframework.stereotype.Component;
 class GrpcServer implements SmartLifecycle {
 
   private final int port;
-  private final Catalog catalog;
+  private final CatalogGrpcService catalog;
   private final WeirServerInterceptor weir;
   /** The server of the current start; a grpc-java server cannot start again once shut down. */
   private volatile Server server;
   private volatile boolean running;
 
-  GrpcServer(@Value("${shop.grpc.port:9090}") int port, Catalog catalog, WeirServerInterceptor weir) {
+  GrpcServer(@Value("${shop.grpc.port:9090}") int port, CatalogGrpcService catalog, WeirServerInterceptor weir) {
     this.port = port;
     this.catalog = catalog;
     this.weir = weir;
@@ -38,7 +38,7 @@ class GrpcServer implements SmartLifecycle {
   private Server newServer() {
     // tag::server[]
     return Grpc.newServerBuilderForPort(port, InsecureServerCredentials.create())
-        .addService(ServerInterceptors.intercept(new CatalogGrpcService(catalog), weir))
+        .addService(ServerInterceptors.intercept(catalog, weir))
         .build();
     // end::server[]
   }

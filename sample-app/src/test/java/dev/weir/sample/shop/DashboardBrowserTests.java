@@ -189,6 +189,8 @@ class DashboardBrowserTests {
         });
         String yaml = editor.getDomProperty("value");
         assertThat(yaml).startsWith("flow:\n  - count: 2\n").contains("grade: qps");
+        assertThat(browser.findElement(By.id("detail-summary")).getText()).as("the rate beside its limit")
+            .containsPattern("passed [0-9.]+/s \\(limit 2 per 1s\\)");
         type(editor, yaml.replace("count: 2", "count: -5"));
         browser.findElement(By.id("rules-apply")).click();
         WebElement error = await(browser, 10, "the server's error", b ->
@@ -220,6 +222,33 @@ class DashboardBrowserTests {
             number(b, "searchProducts", "pass") >= 8 && number(b, "searchProducts", "block") == 0);
         screenshot(browser, "dashboard-rule-applied");
       }
+    }
+
+    @Test
+    void rulesOfAMisspeltResourceShowTheEndpointsWarningBeforeAnythingIsSaved() throws Exception {
+      // Rules for "serchProducts": no call uses it, the shop calls it searchProducts.
+      HttpResponse<String> written = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+              URI.create("http://localhost:" + port + "/actuator/weir/serchProducts"))
+          .header("Content-Type", "application/json")
+          .POST(HttpRequest.BodyPublishers.ofString("{\"flow\": [{\"count\": 1}]}")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      String warning = "no call has used resource 'serchProducts' since start (did you mean 'searchProducts'?)";
+      assertThat(written.statusCode()).as(written.body()).isEqualTo(200);
+      assertThat(written.body()).contains(warning);
+
+      openDashboard();
+      await(browser, 10, "the resource is listed", b ->
+          !b.findElements(By.cssSelector("#rows button[data-name='serchProducts']")).isEmpty());
+      click(browser, "#rows button[data-name='serchProducts']");
+      WebElement shown = await(browser, 10, "the warning beside the rule editor", b -> {
+        WebElement note = b.findElement(By.id("rules-warning"));
+        return note.isDisplayed() ? note : null;
+      });
+      assertThat(shown.getText()).contains(warning);
+      assertThat(browser.findElement(By.id("rules-result")).getText()).as("nothing saved yet").isEmpty();
+
+      click(browser, "#rows button[data-name='searchProducts']");
+      await(browser, 10, "no warning for a resource in use", b -> !b.findElement(By.id("rules-warning")).isDisplayed());
     }
 
     @Test

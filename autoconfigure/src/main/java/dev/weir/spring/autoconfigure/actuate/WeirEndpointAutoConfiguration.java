@@ -5,10 +5,12 @@ import dev.weir.spring.actuate.WeirEndpoint;
 import dev.weir.spring.actuate.WeirEndpointRequestBodyAdvice;
 import dev.weir.spring.actuate.WeirEndpointWebExtension;
 import dev.weir.spring.actuate.WeirEndpointWebFilter;
+import dev.weir.spring.autoconfigure.ResourcesInUse;
 import dev.weir.spring.autoconfigure.WeirAutoConfiguration;
 import dev.weir.spring.properties.RuleChangeLog;
 import dev.weir.spring.properties.WeirProperties;
 import dev.weir.spring.rules.RuleSources;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
@@ -24,6 +26,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.util.function.SingletonSupplier;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.servlet.mvc.method.annotation.RequestBodyAdviceAdapter;
@@ -49,9 +52,11 @@ public final class WeirEndpointAutoConfiguration {
   @ConditionalOnMissingBean
   @ConditionalOnAvailableEndpoint
   WeirEndpoint weirEndpoint(Weir weir, WeirProperties properties, ObjectProvider<RuleSources> sources,
-      ObjectProvider<RuleChangeLog> changes) {
+      ObjectProvider<RuleChangeLog> changes, ObjectProvider<ResourcesInUse> inUse) {
+    ResourcesInUse resources = inUse.getIfUnique();
     return new WeirEndpoint(weir, sources.getIfAvailable(), properties.isShadow(),
-        changes.getIfAvailable(() -> new RuleChangeLog(null)));
+        changes.getIfAvailable(() -> new RuleChangeLog(null)),
+        resource -> resources == null ? null : resources.warning(resource));
   }
 
   @Bean
@@ -68,6 +73,13 @@ public final class WeirEndpointAutoConfiguration {
   private static boolean writesOpen(ObjectProvider<EndpointAccessResolver> access) {
     EndpointAccessResolver resolver = access.getIfAvailable();
     return resolver != null && resolver.accessFor(EndpointId.of("weir"), Access.READ_ONLY) == Access.UNRESTRICTED;
+  }
+
+  /** The start's one line on how to expose the page, when it is not exposed over HTTP. */
+  @Bean
+  @ConditionalOnWebApplication
+  WeirEndpointExposureHint weirEndpointExposureHint(ListableBeanFactory beans, Environment environment) {
+    return new WeirEndpointExposureHint(beans, environment);
   }
 
   @Configuration(proxyBeanMethods = false)

@@ -3,14 +3,19 @@ package dev.weir.spring.autoconfigure.grpc;
 import dev.weir.Weir;
 import dev.weir.rule.RuleViolation;
 import dev.weir.spring.autoconfigure.InvalidWeirConfigurationException;
+import dev.weir.spring.autoconfigure.ResourcesInUse;
 import dev.weir.spring.autoconfigure.WeirAutoConfiguration;
 import dev.weir.spring.grpc.WeirClientInterceptor;
 import dev.weir.spring.grpc.WeirServerInterceptor;
 import dev.weir.spring.properties.WeirProperties;
+import io.grpc.BindableService;
 import io.grpc.Metadata;
 import io.grpc.ServerInterceptor;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -57,6 +62,21 @@ public final class WeirGrpcAutoConfiguration {
           "must be an ASCII metadata key (lower-case letters, digits, '-', '_', '.', not ending in -bin), was '"
               + key + "'")));
     }
+  }
+
+  /**
+   * The server methods of the application's services, the {@link BindableService} beans, as the
+   * resources {@code grpc:<service>/<method>} their calls will be: declared before any call, so that
+   * a rule for one is not reported as a rule nothing uses.
+   */
+  @Bean
+  ResourcesInUse.DeclaredResources weirGrpcServerMethods(ObjectProvider<BindableService> services) {
+    return () -> {
+      Set<String> names = new TreeSet<>();
+      services.orderedStream().forEach(service -> service.bindService().getServiceDescriptor().getMethods()
+          .forEach(method -> names.add(WeirServerInterceptor.RESOURCE_PREFIX + method.getFullMethodName())));
+      return names;
+    };
   }
 
   /** With Spring gRPC: the interceptors are its global ones. */

@@ -20,7 +20,8 @@ class Payments {
     try {
       return client.post().uri("/v1/charges").body(Map.of("order", order)).retrieve().body(String.class);
     } catch (BlockException refused) {            // nothing was sent
-      return "busy, retry in " + refused.retryAfter().toSeconds() + " s";
+      long seconds = Math.max(1, refused.retryAfter().plusNanos(999_999_999).toSeconds()); // rounded up
+      return "busy, retry in " + seconds + " s";
     }
   }
 }
