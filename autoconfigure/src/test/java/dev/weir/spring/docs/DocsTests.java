@@ -116,44 +116,6 @@ class DocsTests {
     assertThat(all(DOCS::uncheckedJava)).as("Java fences marked unchecked: none, every one is compiled").isEmpty();
   }
 
-  /**
-   * A Java fence that no compiled source backs still compiles as shown as far as its names go: every
-   * type it names is imported in the fence, declared in it, or in {@code java.lang}.
-   */
-  @Test
-  void everyUncheckedJavaFenceImportsTheTypesItNames() {
-    Set<String> javaLang = Set.of("String", "Exception", "Object", "Override", "RuntimeException", "Integer",
-        "Long", "Boolean", "Thread", "Math", "System", "Throwable");
-    List<String> missing = new ArrayList<>();
-    for (String name : UNCHECKED_JAVA) {
-      DOCS.page(ROOT.resolve(name)).fences().stream()
-          .filter(fence -> fence.language().equals("java") && fence.lineBefore().contains("unchecked-java"))
-          .forEach(fence -> {
-            Set<String> known = new HashSet<>(javaLang);
-            StringBuilder code = new StringBuilder();
-            for (String line : fence.lines()) {
-              if (line.startsWith("import ")) {
-                String imported = line.replaceAll("^import (static )?|;\\s*$", "");
-                known.add(imported.substring(imported.lastIndexOf('.') + 1));
-              } else {
-                code.append(line.replaceAll("//.*$", "").replaceAll("\"(\\\\.|[^\"\\\\])*\"", "\"\"")).append('\n');
-              }
-            }
-            Matcher declared = Pattern.compile("\\b(?:class|interface|record|enum)\\s+([A-Z]\\w*)").matcher(code);
-            while (declared.find()) {
-              known.add(declared.group(1));
-            }
-            Matcher type = Pattern.compile("(?<![.\\w])([A-Z][a-z]\\w*)\\b").matcher(code);
-            while (type.find()) {
-              if (!known.contains(type.group(1))) {
-                missing.add(name + ":" + fence.line() + ": " + type.group(1) + " is not imported");
-              }
-            }
-          });
-    }
-    assertThat(missing).isEmpty();
-  }
-
   @Test
   void everyWeirYamlBindsAndValidates() {
     long yaml = DOCS.pages().stream().flatMap(page -> DOCS.page(page).fences().stream())
