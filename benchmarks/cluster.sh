@@ -58,7 +58,7 @@ command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null || {
   echo "needs redis-server and redis-benchmark (Debian: apt-get install redis-server)" >&2; exit 1; }
 
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-  mvn -B -ntp -pl benchmarks -am -DskipTests "-Dweir.target=$target" package
+  mvn -B -ntp -pl benchmarks -am -DskipTests "-Dweir-build.target=$target" package
 fi
 [[ -f "$jar" ]] || { echo "no benchmark jar at $jar" >&2; exit 1; }
 

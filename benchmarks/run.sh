@@ -43,7 +43,7 @@ json_dir=${RESULTS:-$results}
 jar=$root/benchmarks/$target/weir-benchmarks.jar
 
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-  mvn -B -ntp -pl benchmarks -am -DskipTests "-Dweir.target=$target" package
+  mvn -B -ntp -pl benchmarks -am -DskipTests "-Dweir-build.target=$target" package
 fi
 [[ -f "$jar" ]] || { echo "no benchmark jar at $jar" >&2; exit 1; }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the published artifacts twice from this checkout, each time from clean into its own output
-# folder (the build's weir.target property), and compares the jars byte for byte. Prints one line per
+# folder (the build's weir-build.target property), and compares the jars byte for byte. Prints one line per
 # jar and exits non-zero when any differs. Run from the repository root:
 #   scripts/reproducible.sh
 # (about two minutes on a 2-core machine; no tests run). Same JDK and Maven for both builds, as a
@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 modules=core,autoconfigure,starter,test
 for run in a b; do
-  mvn -B -ntp -q -Prelease -Dexec.skip -Dgpg.skip -DskipTests -Dweir.target=target-repro-$run \
+  mvn -B -ntp -q -Prelease -Dexec.skip -Dgpg.skip -DskipTests -Dweir-build.target=target-repro-$run \
     -pl "$modules" clean package >/dev/null
 done
 status=0

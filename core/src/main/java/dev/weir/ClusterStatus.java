@@ -3,6 +3,7 @@ package dev.weir;
 import dev.weir.cluster.ClusterOptions;
 import dev.weir.cluster.FallbackReason;
 import dev.weir.internal.cluster.ClusterGuard;
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
@@ -113,5 +114,14 @@ public final class ClusterStatus {
   /** Returns the last failure (error or missed deadline), or null when there was none. */
   public @Nullable String lastFailure() {
     return guard.lastFailure();
+  }
+
+  /**
+   * Returns when the {@linkplain #lastFailure() last failure} happened, by this host's wall clock,
+   * or null when there was none.
+   */
+  public @Nullable Instant lastFailureTime() {
+    long millis = guard.lastFailureEpochMillis();
+    return millis == 0 ? null : Instant.ofEpochMilli(millis);
   }
 }

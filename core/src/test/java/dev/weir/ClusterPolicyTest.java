@@ -124,6 +124,8 @@ class ClusterPolicyTest {
   @EnumSource(value = Mode.class, names = {"FAIL", "THROW"})
   void localFallbackAppliesTheSameRuleOnThisInstanceAlone(Mode failure) {
     Weir weir = engine(options(ClusterFallback.LOCAL), CLUSTERED);
+    assertThat(weir.cluster().lastFailureTime()).as("no failure yet").isNull();
+    java.time.Instant before = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
     store.mode = failure;
     assertThat(Calls.admitted(weir, "r", 10)).isEqualTo(3);
     ticker.advance(Duration.ofSeconds(1));
@@ -134,6 +136,7 @@ class ClusterPolicyTest {
     assertThat(status.fallbacks(FallbackReason.ERROR)).isEqualTo(4);
     assertThat(status.fallbacks(FallbackReason.ERROR) + status.fallbacks(FallbackReason.BREAKER_OPEN)).isEqualTo(20);
     assertThat(status.lastFailure()).contains("IllegalStateException");
+    assertThat(status.lastFailureTime()).as("when, by the wall clock").isBetween(before, java.time.Instant.now());
   }
 
   @ParameterizedTest

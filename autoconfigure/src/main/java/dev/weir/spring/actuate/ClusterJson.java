@@ -31,6 +31,10 @@ final class ClusterJson {
     String lastFailure = cluster.lastFailure();
     if (lastFailure != null) {
       details.put("lastFailure", lastFailure);
+      java.time.Instant at = cluster.lastFailureTime();
+      if (at != null) {
+        details.put("lastFailureAt", at.toString()); // ISO-8601, UTC
+      }
     }
     return details;
   }

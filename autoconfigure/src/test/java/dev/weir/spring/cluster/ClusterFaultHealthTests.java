@@ -68,6 +68,7 @@ class ClusterFaultHealthTests extends WithRedisServer {
       assertThat(map(up.get("decisions")).get("admitted")).isEqualTo(status.admitted());
       assertThat(status.leaseRequests() > 0).as("the rule leased").isEqualTo(shape.startsWith("lease"));
 
+      java.time.Instant startedAt = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
       redis.kill();
       Map<String, Object> killed = cluster(indicator);
       assertThat(killed).containsEntry("reachable", false).containsEntry("breaker", "closed");
@@ -85,6 +86,9 @@ class ClusterFaultHealthTests extends WithRedisServer {
       System.out.printf("[health] up %s%n  killed %s%n  open %s%n", up, killed, open);
       assertThat(open).containsEntry("reachable", false).containsEntry("breaker", "open");
       assertThat((String) open.get("lastFailure")).isNotBlank();
+      java.time.Instant failedAt = java.time.Instant.parse((String) open.get("lastFailureAt"));
+      assertThat(failedAt).as("the last failure's time").isBetween(startedAt, java.time.Instant.now())
+          .isEqualTo(status.lastFailureTime());
       assertThat((Long) map(open.get("decisions")).get("fallback")).isGreaterThanOrEqualTo(3L);
 
       redis.restart();

@@ -97,7 +97,8 @@ public final class ClusterGuard {
   public final LongAdder leasedPermits = new LongAdder();
   /** Permits of leases not spent and given back (sent; a store that lost the lease ignores them). */
   public final LongAdder returnedPermits = new LongAdder();
-  private volatile @Nullable String lastFailure;
+  /** The last failure and when (wall clock, for people: the page and the endpoint show it); one write. */
+  private volatile @Nullable Failure lastFailure;
   /** The one WARN when calls start falling back, the one INFO when the store decides again. */
   private final FallbackLog fallbackLog;
   /** Ends leases nobody spends from and round trips nobody waits for; started at the first lease. */
@@ -267,8 +268,8 @@ public final class ClusterGuard {
    * counted towards the breaker, once per round trip, whatever number of calls waited for it.
    */
   void failed(FallbackReason reason, @Nullable Throwable cause, long start, boolean probe) {
-    lastFailure = cause == null ? "no answer within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + "ms"
-        : cause.getClass().getSimpleName() + ": " + cause.getMessage();
+    lastFailure = new Failure(cause == null ? "no answer within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + "ms"
+        : cause.getClass().getSimpleName() + ": " + cause.getMessage(), System.currentTimeMillis());
     long now = clock.read();
     if (probe) {
       circuit.probeFailed(start, now, "probe failed");
@@ -300,7 +301,7 @@ public final class ClusterGuard {
 
   /** What the WARN names as the cause of a fallback for {@code reason}. */
   private String fallbackCause(FallbackReason reason) {
-    String failure = lastFailure;
+    String failure = lastFailure();
     return switch (reason) {
       case SATURATED -> maxInFlight + " decisions already waiting for it";
       case BREAKER_OPEN -> "breaker open" + (failure == null ? "" : " after " + failure);
@@ -336,6 +337,17 @@ public final class ClusterGuard {
   }
 
   public @Nullable String lastFailure() {
-    return lastFailure;
+    Failure failure = lastFailure;
+    return failure == null ? null : failure.text;
+  }
+
+  /** When the last failure happened, in milliseconds since the epoch; 0 when there was none. */
+  public long lastFailureEpochMillis() {
+    Failure failure = lastFailure;
+    return failure == null ? 0 : failure.atEpochMillis;
+  }
+
+  /** A failure and its wall-clock time, published together. */
+  private record Failure(String text, long atEpochMillis) {
   }
 }

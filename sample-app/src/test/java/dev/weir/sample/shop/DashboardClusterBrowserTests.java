@@ -92,7 +92,8 @@ class DashboardClusterBrowserTests {
       await(browser, 20, "the connection's breaker open, said in words", b -> value(b, "breaker").contains("OPEN"));
       assertThat(browser.findElement(By.id("alerts")).getText()).contains("cluster store");
       await(browser, 10, "decisions taken by the fallback", b -> number(b, "fallbacks") > 0);
-      assertThat(value(browser, "last-failure")).isNotEmpty();
+      assertThat(value(browser, "last-failure")).isNotEmpty()
+          .as("with its time").matches("(?s).* at \\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}.*Z.*");
       ((org.openqa.selenium.JavascriptExecutor) browser).executeScript(
           "document.getElementById('cluster').scrollIntoView()");
       screenshot(browser, "dashboard-cluster");
