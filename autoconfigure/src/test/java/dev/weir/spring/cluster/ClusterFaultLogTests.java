@@ -71,14 +71,30 @@ class ClusterFaultLogTests extends WithRedisServer {
 
       redis.restart();
       awaitStoreAdmits(status, guarded::call);
+      // The spell ends with the probe that closes the breaker, or once no call has fallen back for
+      // an open period; on a loaded machine calls may still miss their deadline for a while after
+      // the restart (each a fallback, which keeps the spell on), so call until it is told.
+      await("Redis is told to answer again", () -> {
+        call(guarded);
+        LockSupport.parkNanos(1_000_000);
+        return !engineLines(output, killedAt, INFO).isEmpty();
+      });
       for (int i = 0; i < 300; i++) {
         call(guarded);
         LockSupport.parkNanos(1_000_000);
       }
       List<String> back = engineLines(output, killedAt, INFO);
-      assertThat(back).as("INFO lines after Redis answers again").hasSize(1);
       assertThat(back.get(0)).contains("redis 127.0.0.1:" + redis.port()).contains("answers again");
-      assertThat(engineLines(output, killedAt, WARN)).as("WARN lines over the whole run").hasSize(1);
+      // One line per transition, never one per call: WARN and INFO alternate, starting with the
+      // WARN above. On a quiet machine that is one of each; a loaded one may miss a deadline after
+      // the restart, a new spell told by a WARN of its own (and its INFO), still not a line per call.
+      List<String> told = output.getOut().substring(killedAt).lines()
+          .filter(line -> line.contains("dev.weir.Weir ") && (line.contains(" WARN ") || line.contains(" INFO ")))
+          .toList();
+      for (int i = 0; i < told.size(); i++) {
+        assertThat(told.get(i)).as("line %d of the spells told", i).contains(i % 2 == 0 ? " WARN " : " INFO ");
+      }
+      assertThat(told.size()).as("lines over 900 calls and more").isBetween(2, 6);
     } finally {
       context.close();
     }
