@@ -142,6 +142,12 @@ class AsyncBreakerTests {
       CompletableFuture<String> timedOut = stages.held(CompletableFuture::new).orTimeout(10, TimeUnit.MILLISECONDS);
       assertThatThrownBy(() -> timedOut.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(TimeoutException.class);
     }
+    // The timeout's thread wakes this one (its waiter was pushed last, so it is told first), then
+    // runs the release Weir attached earlier: the permit comes back just after get() returns.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (stats("stage.threads").activeCalls() != 0 && System.nanoTime() - deadline < 0) {
+      Thread.onSpinWait();
+    }
     assertThat(stats("stage.threads").activeCalls()).isZero();
     assertThat(stages.held(() -> CompletableFuture.completedFuture("free")).get(5, TimeUnit.SECONDS))
         .as("a third call finds a place").isEqualTo("free");
