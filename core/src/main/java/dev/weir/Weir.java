@@ -49,6 +49,9 @@ public final class Weir implements AutoCloseable {
   /** The default estimated heap the keys of one hot-parameter rule may hold: 4 MiB. */
   public static final long DEFAULT_MAX_KEY_BYTES_PER_RULE = 4L << 20;
 
+  /** The engine's clock resolution on the builder's own ticker unless the builder sets one: 1 ms. */
+  static final long DEFAULT_CLOCK_RESOLUTION_NANOS = 1_000_000;
+
   private final Engine engine;
   /** The engine's thread-local of call stacks and its nodes, held here too for the entry methods. */
   private final CallStack.PerThread stacks;
@@ -89,12 +92,12 @@ public final class Weir implements AutoCloseable {
 
   /** Guards an outbound call of {@code resource} asking for one permit. */
   public Entry entry(String resource) {
-    return stacks.current().entry(resource, EntryType.OUT, 1, null, nodes, Criticality.CRITICAL);
+    return stacks.current().entry(null, resource, EntryType.OUT, 1, null, nodes, Criticality.CRITICAL);
   }
 
   /** Guards a call of {@code resource} in direction {@code type}, asking for one permit. */
   public Entry entry(String resource, EntryType type) {
-    return stacks.current().entry(resource, type, 1, null, nodes, Criticality.CRITICAL);
+    return stacks.current().entry(null, resource, type, 1, null, nodes, Criticality.CRITICAL);
   }
 
   /**
@@ -112,7 +115,7 @@ public final class Weir implements AutoCloseable {
    * @throws BlockException when a rule refuses the call
    */
   public Entry entry(String resource, EntryType type, int acquireCount, Object @Nullable ... args) {
-    return stacks.current().entry(resource, type, acquireCount, args, nodes, Criticality.CRITICAL);
+    return stacks.current().entry(null, resource, type, acquireCount, args, nodes, Criticality.CRITICAL);
   }
 
   /**
@@ -129,7 +132,7 @@ public final class Weir implements AutoCloseable {
    * @throws BlockException when a rule refuses the call
    */
   public Entry entry(String resource, EntryType type, int permits, Criticality criticality, Object @Nullable [] args) {
-    return stacks.current().entry(resource, type, permits, args, nodes, Objects.requireNonNull(criticality));
+    return stacks.current().entry(null, resource, type, permits, args, nodes, Objects.requireNonNull(criticality));
   }
 
   /**
@@ -146,7 +149,7 @@ public final class Weir implements AutoCloseable {
    * @return the entry to close when the call completes, or null when a rule refused the call
    */
   public @Nullable Entry tryEntry(String resource, EntryType type, int permits, Object @Nullable ... args) {
-    return stacks.current().tryEntry(resource, type, permits, args, nodes, Criticality.CRITICAL);
+    return stacks.current().tryEntry(null, resource, type, permits, args, nodes, Criticality.CRITICAL);
   }
 
   /**
@@ -155,7 +158,7 @@ public final class Weir implements AutoCloseable {
    */
   public @Nullable Entry tryEntry(String resource, EntryType type, int permits, Criticality criticality,
       Object @Nullable [] args) {
-    return stacks.current().tryEntry(resource, type, permits, args, nodes, Objects.requireNonNull(criticality));
+    return stacks.current().tryEntry(null, resource, type, permits, args, nodes, Objects.requireNonNull(criticality));
   }
 
   /**
@@ -163,7 +166,20 @@ public final class Weir implements AutoCloseable {
    * overload of its own so that the call allocates no empty argument array.
    */
   public @Nullable Entry tryEntry(String resource, EntryType type, int permits) {
-    return stacks.current().tryEntry(resource, type, permits, null, nodes, Criticality.CRITICAL);
+    return stacks.current().tryEntry(null, resource, type, permits, null, nodes, Criticality.CRITICAL);
+  }
+
+  /**
+   * Returns a handle on {@code resource}, resolved once: its entry methods make the same decisions
+   * as this engine's for that name, without a lookup per call, and follow rule changes. Resolving
+   * it makes the resource known, as its first call would (within {@link Builder#maxResources}).
+   *
+   * @param resource the resource name
+   * @return a handle to keep and call from any thread
+   */
+  public Resource resource(String resource) {
+    Objects.requireNonNull(resource, "resource");
+    return new Resource(this, resource, stacks, nodes, nodes.forHandle(resource));
   }
 
   /**
@@ -206,7 +222,7 @@ public final class Weir implements AutoCloseable {
    * @throws BlockException when a rule refuses the call
    */
   public Entry asyncEntry(String resource, EntryType type, int acquireCount, Object @Nullable ... args) {
-    return stacks.current().asyncEntry(resource, type, acquireCount, args, nodes, Criticality.CRITICAL);
+    return stacks.current().asyncEntry(null, resource, type, acquireCount, args, nodes, Criticality.CRITICAL);
   }
 
   /**
@@ -215,7 +231,7 @@ public final class Weir implements AutoCloseable {
    */
   public Entry asyncEntry(String resource, EntryType type, int permits, Criticality criticality,
       Object @Nullable [] args) {
-    return stacks.current().asyncEntry(resource, type, permits, args, nodes, Objects.requireNonNull(criticality));
+    return stacks.current().asyncEntry(null, resource, type, permits, args, nodes, Objects.requireNonNull(criticality));
   }
 
   /**
@@ -354,6 +370,11 @@ public final class Weir implements AutoCloseable {
     }
   }
 
+  /** The resolution of the engine's coarse time, 0 when every call reads the ticker; for tests. */
+  long clockResolutionNanos() {
+    return engine.clock.resolutionNanos();
+  }
+
   /** This thread's stack of this engine; for tests. */
   CallStack currentStack() {
     return stacks.current();
@@ -370,7 +391,10 @@ public final class Weir implements AutoCloseable {
   public static final class Builder {
     private Ticker ticker = Ticker.system();
     private Sleeper sleeper = Sleeper.system();
-    private long clockResolutionNanos;
+    /** Whether {@link #ticker} was called: then the clock's default resolution is zero. */
+    private boolean tickerGiven;
+    /** The resolution set, or -1 for the default (1 ms on the builder's own ticker, else 0). */
+    private long clockResolutionNanos = -1;
     private int sampleCount = 2;
     private int maxResources = 6000;
     private int maxOriginsPerResource = 1000;
@@ -392,6 +416,7 @@ public final class Weir implements AutoCloseable {
     /** Sets the time source; tests pass one they drive. */
     public Builder ticker(Ticker ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker");
+      this.tickerGiven = true;
       return this;
     }
 
@@ -402,15 +427,25 @@ public final class Weir implements AutoCloseable {
     }
 
     /**
-     * Reads the time source on a thread of the engine's own, every {@code resolution}, instead of on
-     * every call: a call then reads a field rather than the ticker (an entry and its close read the
-     * clock once each, and {@code System.nanoTime()} is the larger part of what they cost). Engine
-     * time then trails the ticker by up to the resolution (more while the machine is too busy to
-     * run that thread on time: engine time stands still meanwhile, which only makes limits admit
-     * less), and a response time is known to the resolution (means over many calls are not biased).
-     * Every bound of every rule holds as before, in engine time; a late call and a queue that waits
-     * still read the ticker. Zero (the default) reads the ticker on every call. Close the engine to
-     * end the thread ({@link #close}); an engine dropped unclosed ends it at its next tick.
+     * Sets how the engine reads its time source. With a resolution, a thread of the engine's own
+     * ({@code weir-clock}) reads the ticker every {@code resolution} and calls read that reading
+     * from a field: {@code System.nanoTime()} costs about 25 ns, the larger part of what guarding a
+     * call would cost. Engine time then trails the ticker by up to the resolution (more while the
+     * machine is too busy to run that thread on time: engine time stands still meanwhile, which
+     * only makes limits admit less, and every 64th call of a thread reads the ticker itself so that
+     * it cannot stand still for long while calls come). Every bound of every rule holds as before,
+     * in engine time; a late call and a queue that waits still read the ticker.
+     *
+     * <p>Even with a resolution, a call of a resource whose rules need sub-millisecond time reads
+     * the ticker once when it enters and once when it completes: a {@code queue} or
+     * {@code warm-up-queue} flow or hot-parameter rule (its spacing), an {@code adaptive} flow rule
+     * (its latency samples), a slow-call circuit breaker whose threshold is under 10 ms. The engine
+     * decides that per resource when its rules change, not per call.
+     *
+     * <p>Not set, the resolution is 1 ms on the builder's own ticker ({@link Ticker#system()}) and
+     * zero (the ticker is read on every call) when {@link #ticker} gave one, so that a test's driven
+     * ticker drives every reading. Zero reads the ticker on every call whatever the ticker. Close the engine to end the thread
+     * ({@link #close}); an engine dropped unclosed ends it at its next tick after it is collected.
      *
      * @param resolution zero, or from 10 µs to 10 ms
      */
@@ -531,7 +566,9 @@ public final class Weir implements AutoCloseable {
      * @throws dev.weir.rule.InvalidRulesException when the rules are invalid
      */
     public Weir build() {
-      return new Weir(new EngineSettings(ticker, sleeper, clockResolutionNanos, sampleCount, maxResources, maxOriginsPerResource,
+      long resolution = clockResolutionNanos >= 0 ? clockResolutionNanos
+          : tickerGiven ? 0 : DEFAULT_CLOCK_RESOLUTION_NANOS;
+      return new Weir(new EngineSettings(ticker, sleeper, resolution, sampleCount, maxResources, maxOriginsPerResource,
           maxKeyBytesPerRule, slots, loadServiceSlots, classLoader, rules, systemRule, systemStatus, listeners,
           clusterClient, clusterOptions, keyExpressions));
     }

@@ -171,4 +171,35 @@ class AllocationTest {
       })).isZero();
     }
   }
+
+  /**
+   * Through a {@link Resource} handle: entry and close, a refusal through {@code tryEntry}, a keyed
+   * decision, and an asynchronous entry closed on the same thread; on the coarse clock, and on a
+   * resource whose queue rule makes its calls read the ticker ({@code preciseTime}).
+   */
+  @Test
+  void aResourceHandlesCallsAllocateNothing() {
+    try (Weir weir = Weir.builder().ticker(ticker).sleeper(ticker).clockResolution(Duration.ofMillis(1))
+        .rules(RuleSet.of(FlowRule.qps("r", 1e9), FlowRule.qps("closed", 0),
+            FlowRule.builder("paced").count(1e9).controlBehavior(dev.weir.rule.ControlBehavior.QUEUE)
+                .maxQueueingTime(Duration.ofMillis(1)).build())
+            .withParamFlow(List.of(ParamFlowRule.builder("keyed").count(1e9).build()))).build()) {
+      Resource r = weir.resource("r");
+      Resource closed = weir.resource("closed");
+      Resource paced = weir.resource("paced");
+      Resource keyed = weir.resource("keyed");
+      Object[] args = {"api-key-7"};
+      assertThat(allocatedBy(() -> r.entry().close())).isZero();
+      assertThat(allocatedBy(() -> {
+        if (closed.tryEntry(EntryType.OUT, 1) != null) {
+          throw new AssertionError("a count of 0 admits nothing");
+        }
+      })).isZero();
+      assertThat(allocatedBy(() -> {
+        ticker.advanceNanos(1_000);
+        paced.entry().close();
+      })).isZero();
+      assertThat(allocatedBy(() -> keyed.entry(EntryType.IN, 1, args).close())).isZero();
+    }
+  }
 }

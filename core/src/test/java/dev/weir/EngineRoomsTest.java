@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
  *   <li><b>cluster</b>: {@code dev.weir.internal.cluster}, the store's guard and cluster limiters;
  *   <li><b>call</b>: {@code dev.weir.internal.call}, the call protocol: calls, slots, rules in force, statistics;
  *   <li><b>root</b>: {@code dev.weir.internal}, the composition root;
- *   <li><b>facade</b>: {@code Weir}, {@code RuleRegistry}, {@code ClusterStatus}, {@code ContextScope}.
+ *   <li><b>facade</b>: {@code Weir}, {@code Resource}, {@code RuleRegistry}, {@code ClusterStatus}, {@code ContextScope}.
  * </ol>
  * The table of rooms of docs/design/engine.md ("Inside the engine: the rooms") is checked against this list, and
  * the module descriptor against the API packages.
@@ -41,7 +41,7 @@ class EngineRoomsTest {
 
   private static final Path SOURCES = Path.of("src/main/java");
   private static final List<String> ROOMS = List.of("api", "time", "limit", "cluster", "call", "root", "facade");
-  private static final Set<String> FACADES = Set.of("Weir", "RuleRegistry", "ClusterStatus", "ContextScope");
+  private static final Set<String> FACADES = Set.of("Weir", "Resource", "RuleRegistry", "ClusterStatus", "ContextScope");
   private static final Map<String, String> PACKAGE_ROOMS = Map.of(
       "dev.weir.rule", "api", "dev.weir.spi", "api", "dev.weir.cluster", "api",
       "dev.weir.internal.time", "time", "dev.weir.internal.limit", "limit", "dev.weir.internal.cluster", "cluster",

@@ -24,6 +24,11 @@ import org.junit.jupiter.api.Timeout;
  * System.nanoTime()} readings around it, and a bound is asserted on what those intervals prove,
  * whatever the machine's load did to the calls. A run lasts its set span and then until what it
  * asserts about has happened ({@link RealTimeRun}).
+ *
+ * <p>The engine reads the ticker on every call here ({@code clockResolution(ZERO)}): the test brackets
+ * each decision with its own readings of the real clock, which a coarse engine time trails. The
+ * same bounds on the default coarse clock are asserted over the engine's own readings in
+ * {@code CoarseClockBoundsTest}.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RealTimeTest {
@@ -38,7 +43,7 @@ class RealTimeTest {
    */
   @Test
   void rateLimitHoldsOnTheRealClock() {
-    Weir weir = Weir.builder().rules(RuleSet.of(FlowRule.qps("r", 50))).build();
+    Weir weir = Weir.builder().clockResolution(Duration.ZERO).rules(RuleSet.of(FlowRule.qps("r", 50))).build();
     List<long[]> admitted = new ArrayList<>(); // {before, after} of each admitted call
     int[] refused = {0};
     int sinceOneSecond = 0; // admitted[sinceOneSecond..] ended after the current call's start less 1 s
@@ -79,7 +84,7 @@ class RealTimeTest {
    */
   @Test
   void exactModeNeverLetsMoreThanCountIntoAnyRealSecond() {
-    Weir weir = Weir.builder().rules(RuleSet.of(FlowRule.builder("r").count(20).exact(true).build())).build();
+    Weir weir = Weir.builder().clockResolution(Duration.ZERO).rules(RuleSet.of(FlowRule.builder("r").count(20).exact(true).build())).build();
     List<long[]> admitted = new ArrayList<>(); // {before, after} of each admitted call
     long start = System.nanoTime();
     while (RealTimeRun.again(start, Duration.ofMillis(2_200), () -> admitted.size() > 40)) {
@@ -114,7 +119,7 @@ class RealTimeTest {
         .maxQueueingTime(Duration.ofSeconds(2)).build();
     List<Long> waits = java.util.Collections.synchronizedList(new ArrayList<>());
     Sleeper system = Sleeper.system();
-    Weir weir = Weir.builder().sleeper(nanos -> {
+    Weir weir = Weir.builder().clockResolution(Duration.ZERO).sleeper(nanos -> {
       waits.add(nanos);
       system.sleep(nanos);
     }).rules(RuleSet.of(rule)).build();
@@ -130,7 +135,7 @@ class RealTimeTest {
 
   @Test
   void concurrencyLimitHoldsAcrossRealThreads() throws Exception {
-    Weir weir = Weir.builder().rules(RuleSet.of(FlowRule.threads("r", 3))).build();
+    Weir weir = Weir.builder().clockResolution(Duration.ZERO).rules(RuleSet.of(FlowRule.threads("r", 3))).build();
     AtomicInteger inside = new AtomicInteger();
     AtomicInteger most = new AtomicInteger();
     AtomicInteger refused = new AtomicInteger();
@@ -165,7 +170,7 @@ class RealTimeTest {
   void openCircuitLetsAProbeThroughAfterItsOpenDuration() {
     DegradeRule rule = DegradeRule.builder("r").strategy(DegradeStrategy.ERROR_COUNT).threshold(0)
         .minRequestAmount(1).openDuration(Duration.ofMillis(200)).build();
-    Weir weir = Weir.builder().rules(RuleSet.empty().withDegrade(List.of(rule))).build();
+    Weir weir = Weir.builder().clockResolution(Duration.ZERO).rules(RuleSet.empty().withDegrade(List.of(rule))).build();
     long opened;
     try (Entry entry = weir.entry("r")) {
       entry.recordError(new IllegalStateException("down"));

@@ -25,6 +25,11 @@ import org.junit.jupiter.api.Timeout;
  * admissions of one interval), and both counts are large. The real engine admits at most its count
  * in any ten consecutive buckets of its window (100 ms each), so at most its count for every ten of
  * the buckets the run touched.
+ *
+ * <p>The engine reads the ticker on every call here ({@code clockResolution(ZERO)}): the test brackets
+ * each decision with its own readings of the real clock, which a coarse engine time trails. The
+ * same bounds on the default coarse clock are asserted over the engine's own readings in
+ * {@code CoarseClockBoundsTest}.
  */
 class ShadowRealClockTest {
 
@@ -35,8 +40,8 @@ class ShadowRealClockTest {
   @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void shadowCountsWhatTheRealRuleRefusesWithinOneIntervalsCount() throws InterruptedException {
     FlowRule rule = FlowRule.qps("r", COUNT);
-    Weir real = Weir.builder().rules(RuleSet.of(rule)).build();
-    Weir shadow = Weir.builder().rules(RuleSet.of(rule.withShadow(true))).build();
+    Weir real = Weir.builder().clockResolution(Duration.ZERO).rules(RuleSet.of(rule)).build();
+    Weir shadow = Weir.builder().clockResolution(Duration.ZERO).rules(RuleSet.of(rule.withShadow(true))).build();
     AtomicLong attempts = new AtomicLong();
     RealTimeRun run = new RealTimeRun();
     long started = System.nanoTime();

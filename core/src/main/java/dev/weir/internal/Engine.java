@@ -50,7 +50,7 @@ public final class Engine {
   public final CallStack.PerThread stacks;
 
   private Engine(EngineSettings settings) {
-    this.clock = new EngineClock(settings.ticker(), settings.sleeper(), settings.clockResolutionNanos());
+    this.clock = new EngineClock(settings.ticker(), settings.sleeper(), settings.clockResolutionNanos(), this);
     this.overflow = new Overflow(settings.maxResources(), settings.maxOriginsPerResource());
     settings.listeners().forEach(listeners::add);
     this.system = new SystemProtection(settings.sampleCount(), settings.systemStatus());

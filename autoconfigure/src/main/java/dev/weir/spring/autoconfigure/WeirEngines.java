@@ -26,7 +26,10 @@ final class WeirEngines {
       ObjectProvider<Ticker> ticker, ObjectProvider<Sleeper> sleeper, ObjectProvider<WeirBuilderCustomizer> customizers) {
     Weir.Builder builder = Weir.builder().keyExpressions(keyExpressions);
     ifValid(builder, b -> b.maxResources(properties.getMaxResources()));
-    ifValid(builder, b -> b.clockResolution(properties.getClockResolution()));
+    java.time.Duration resolution = properties.getClockResolution();
+    if (resolution != null) { // unset: the engine's default, which depends on whether a ticker is given below
+      ifValid(builder, b -> b.clockResolution(resolution));
+    }
     ifValid(builder, b -> b.sampleCount(properties.getStatistics().getSampleCount()));
     if (clusterClient != null) {
       ifValid(builder, b -> b.cluster(clusterClient, properties.getCluster().toOptions()));

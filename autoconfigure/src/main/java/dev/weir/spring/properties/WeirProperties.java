@@ -48,10 +48,12 @@ public class WeirProperties {
 
   /**
    * How often a thread of the engine's own reads the clock for the calls to read, instead of each
-   * call reading it: 0 (the default) reads it on every call; from 10us to 10ms trades response-time
-   * precision for about half of what guarding a call costs. See docs/design/engine.md, "Time".
+   * call reading it: unset, 1ms (0 with a Ticker bean of your own, so that a driven ticker drives
+   * every reading); 0 reads it on every call; from 10us to 10ms otherwise. Resources whose rules
+   * need sub-millisecond time (queueing, adaptive, slow-call thresholds under 10ms) read it on every
+   * call whatever this says. See docs/design/engine.md, "Time".
    */
-  private Duration clockResolution = Duration.ZERO;
+  private @Nullable Duration clockResolution;
 
   private final Statistics statistics = new Statistics();
 
@@ -109,11 +111,11 @@ public class WeirProperties {
     this.strictKeys = strictKeys;
   }
 
-  public Duration getClockResolution() {
+  public @Nullable Duration getClockResolution() {
     return clockResolution;
   }
 
-  public void setClockResolution(Duration clockResolution) {
+  public void setClockResolution(@Nullable Duration clockResolution) {
     this.clockResolution = clockResolution;
   }
 

@@ -224,7 +224,7 @@ public final class WeirPropertiesValidator {
       out.add(new RuleViolation(PREFIX + "max-resources", "must be at least 1, was " + properties.getMaxResources()));
     }
     Duration resolution = properties.getClockResolution();
-    if (resolution == null || (!resolution.isZero()
+    if (resolution != null && (!resolution.isZero()
         && (resolution.compareTo(Duration.ofNanos(10_000)) < 0 || resolution.compareTo(Duration.ofMillis(10)) > 0))) {
       out.add(new RuleViolation(PREFIX + "clock-resolution", "must be 0 (read the clock on every call) or from 10us"
           + " to 10ms, was " + resolution));

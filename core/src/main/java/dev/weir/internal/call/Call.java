@@ -272,7 +272,7 @@ public final class Call extends Entry implements Invocation {
     }
     try {
       this.cancelled = cancelled;
-      endNanos = stack.clock.read();
+      endNanos = rules.preciseTime ? stack.clock.readFresh() : stack.clock.read();
       rules.chain.exit(this); // none for an unchecked call
     } finally {
       release();

@@ -127,46 +127,52 @@ public final class CallStack {
 
   /**
    * Opens a call of {@code resource} on this thread and runs its chain: returns the admitted frame,
-   * or null with the refusal kept for {@link #takeRefusal}. A call of a resource beyond the engine's
-   * bound (no node in {@code nodes}) is admitted unchecked. Exception-safe: when a slot throws, the chain
-   * has undone what the call took, the frame is popped here, and the exception goes on.
+   * or null with the refusal kept for {@link #takeRefusal}. {@code resolved} is the resource's node
+   * when the caller holds it (a {@code Resource} handle), else null and the node is looked up in
+   * {@code nodes}. A call of a resource beyond the engine's bound (no node) is admitted unchecked.
+   * Exception-safe: when a slot throws, the chain has undone what the call took, the frame is popped
+   * here, and the exception goes on.
+   *
+   * <p>The rules are read before the clock: they say which clock the call reads
+   * ({@link ResourceRules#preciseTime}), and every slot then decides against the same rules.
    */
-  @Nullable Call enter(String resource, EntryType type, int acquireCount, Object @Nullable [] args,
-      NodeRegistry nodes, Criticality fallback) {
+  @Nullable Call enter(@Nullable ResourceNode resolved, String resource, EntryType type, int acquireCount,
+      Object @Nullable [] args, NodeRegistry nodes, Criticality fallback) {
+    checkCall(resource, type, acquireCount);
+    ResourceNode node = resolved != null ? resolved : nodes.forCall(resource);
+    ResourceRules rules = node == null ? ResourceRules.NONE : node.rules;
+    Call call = push(resource, node, type, acquireCount, args, rules.preciseTime ? clock.readFresh() : clock.read(++calls));
+    call.criticality = criticality != null ? criticality : fallback;
+    return node == null ? call : run(call, rules);
+  }
+
+  private static void checkCall(String resource, EntryType type, int acquireCount) {
     Objects.requireNonNull(resource, "resource");
     Objects.requireNonNull(type, "type");
     if (acquireCount < 1) {
       throw new IllegalArgumentException("acquireCount must be at least 1, was " + acquireCount);
     }
-    ResourceNode node = nodes.forCall(resource);
-    Call call = push(resource, node, type, acquireCount, args, clock.read(++calls));
-    call.criticality = criticality != null ? criticality : fallback;
-    return node == null ? call : run(call, node);
   }
 
   /**
    * Opens an asynchronous call of {@code resource} in a {@linkplain Call#DETACHED detached} frame
    * and runs its chain; as {@link #enter} otherwise.
    */
-  @Nullable Call enterDetached(String resource, EntryType type, int acquireCount, Object @Nullable [] args,
-      NodeRegistry nodes, Criticality fallback) {
-    Objects.requireNonNull(resource, "resource");
-    Objects.requireNonNull(type, "type");
-    if (acquireCount < 1) {
-      throw new IllegalArgumentException("acquireCount must be at least 1, was " + acquireCount);
-    }
-    ResourceNode node = nodes.forCall(resource);
+  @Nullable Call enterDetached(@Nullable ResourceNode resolved, String resource, EntryType type, int acquireCount,
+      Object @Nullable [] args, NodeRegistry nodes, Criticality fallback) {
+    checkCall(resource, type, acquireCount);
+    ResourceNode node = resolved != null ? resolved : nodes.forCall(resource);
+    ResourceRules rules = node == null ? ResourceRules.NONE : node.rules;
     Call call = new Call(this);
     call.depth = Call.DETACHED;
-    call.open(resource, node, type, acquireCount, args, clock.read(++calls));
+    call.open(resource, node, type, acquireCount, args, rules.preciseTime ? clock.readFresh() : clock.read(++calls));
     call.criticality = criticality != null ? criticality : fallback;
-    return node == null ? call : run(call, node);
+    return node == null ? call : run(call, rules);
   }
 
   /** Runs the chain of an opened frame; returns it when admitted, else null with the refusal kept. */
-  private @Nullable Call run(Call call, ResourceNode node) {
-    ResourceRules rules = node.rules; // read once: every slot decides against the same rules
-    call.rules = rules;
+  private @Nullable Call run(Call call, ResourceRules rules) {
+    call.rules = rules; // read once, before the clock: every slot decides against the same rules
     boolean admitted;
     try {
       admitted = rules.chain.enter(call);
@@ -193,11 +199,11 @@ public final class CallStack {
   }
 
   /** Enters an asynchronous call ({@link #enterDetached}) and returns its handle, or throws its refusal. */
-  public Entry asyncEntry(String resource, EntryType type, int acquireCount, Object @Nullable [] args, NodeRegistry nodes,
-      Criticality fallback) {
+  public Entry asyncEntry(@Nullable ResourceNode resolved, String resource, EntryType type, int acquireCount,
+      Object @Nullable [] args, NodeRegistry nodes, Criticality fallback) {
     Call call;
     try {
-      call = enterDetached(resource, type, acquireCount, args, nodes, fallback);
+      call = enterDetached(resolved, resource, type, acquireCount, args, nodes, fallback);
     } finally {
       leaveIfIdle(); // a detached frame is not on this stack: a virtual thread keeps nothing after it
     }
@@ -211,9 +217,9 @@ public final class CallStack {
    * Enters a call ({@link #enter}) and returns its handle, or throws its refusal. At most 35 bytes
    * of bytecode, so that it is inlined into its callers: see the comment above {@code Weir.entry}.
    */
-  public Entry entry(String resource, EntryType type, int acquireCount, Object @Nullable [] args, NodeRegistry nodes,
-      Criticality fallback) {
-    Call call = enter(resource, type, acquireCount, args, nodes, fallback);
+  public Entry entry(@Nullable ResourceNode resolved, String resource, EntryType type, int acquireCount,
+      Object @Nullable [] args, NodeRegistry nodes, Criticality fallback) {
+    Call call = enter(resolved, resource, type, acquireCount, args, nodes, fallback);
     if (call != null) {
       return call;
     }
@@ -221,9 +227,9 @@ public final class CallStack {
   }
 
   /** Enters a call ({@link #enter}) and returns its handle, or null when refused; the refusal makes no exception. */
-  public @Nullable Entry tryEntry(String resource, EntryType type, int acquireCount, Object @Nullable [] args,
-      NodeRegistry nodes, Criticality fallback) {
-    Call call = enter(resource, type, acquireCount, args, nodes, fallback);
+  public @Nullable Entry tryEntry(@Nullable ResourceNode resolved, String resource, EntryType type, int acquireCount,
+      Object @Nullable [] args, NodeRegistry nodes, Criticality fallback) {
+    Call call = enter(resolved, resource, type, acquireCount, args, nodes, fallback);
     if (call != null) {
       return call;
     }

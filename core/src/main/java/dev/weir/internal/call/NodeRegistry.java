@@ -40,6 +40,15 @@ public final class NodeRegistry {
     return node != null ? node : createForCall(resource);
   }
 
+  /**
+   * The node of a resource a handle is resolved for ({@code Weir.resource}), creating it within the
+   * bound as a call would; null beyond it, without counting an unchecked call (none was made).
+   */
+  public @Nullable ResourceNode forHandle(String resource) {
+    ResourceNode node = nodes.get(resource);
+    return node != null || unruled.get() >= maxResources ? node : createForCall(resource);
+  }
+
   private @Nullable ResourceNode createForCall(String resource) {
     if (unruled.get() >= maxResources) {
       overflow.resource(resource);

@@ -6,6 +6,10 @@ import dev.weir.internal.cluster.ClusterKeys;
 import dev.weir.internal.limit.CircuitBreaker;
 import dev.weir.internal.limit.ShadowRefusals;
 import dev.weir.rule.AuthorityRule;
+import dev.weir.rule.ControlBehavior;
+import dev.weir.rule.DegradeRule;
+import dev.weir.rule.DegradeStrategy;
+import dev.weir.rule.FlowGrade;
 import dev.weir.rule.FlowRule;
 import dev.weir.rule.ParamFlowRule;
 import dev.weir.rule.ResourceRule;
@@ -42,6 +46,11 @@ final class ResourceRules {
   /** For {@code authority[i]} in shadow mode, its refusals; null for a rule in force for real. */
   final @Nullable ShadowRefusals[] authorityShadow;
   final SlotChain chain;
+  /**
+   * Whether a call of these rules reads the ticker when it enters and when it completes, rather
+   * than the engine's coarse time ({@link #needsPreciseTime}); decided here, once per rules change.
+   */
+  final boolean preciseTime;
 
   private ResourceRules(FlowRuleSet flow, CircuitBreaker[] breakers, ParamFlowRuleState[] paramFlow,
       AuthorityRule[] authority, @Nullable ShadowRefusals[] authorityShadow, SlotChain chain) {
@@ -51,6 +60,50 @@ final class ResourceRules {
     this.authority = authority;
     this.authorityShadow = authorityShadow;
     this.chain = chain;
+    this.preciseTime = needsPreciseTime(flow.states, breakers, paramFlow);
+  }
+
+  /** Below this a slow-call threshold needs sub-millisecond readings: a coarse reading is up to 1 ms old. */
+  private static final long PRECISE_SLOW_CALL_NANOS = 10_000_000;
+
+  /*
+   * Which rules need sub-millisecond time, and why the others do not. A coarse reading is an older
+   * reading of the same clock, at most the resolution (1 ms) old while the clock's thread runs on
+   * time, and every limiter is built for old readings (EngineClock's time model): windows, buckets,
+   * warm-up and statistics keep every bound on it. What a coarse reading loses is precision, which
+   * matters where the rule's own arithmetic is finer than a millisecond:
+   * - a queue spaces admissions by interval/count, often well under a millisecond, and computes how
+   *   long a call waits from its reading;
+   * - an adaptive limit feeds each call's latency to its gradient, and a service answering in
+   *   200 µs would read 0 or 1 ms;
+   * - a slow-call breaker under 10 ms judges each call's duration against its threshold, where an
+   *   error of up to 1 ms either way is 10 % or more.
+   */
+  private static boolean needsPreciseTime(FlowRuleState[] flow, CircuitBreaker[] breakers,
+      ParamFlowRuleState[] paramFlow) {
+    for (FlowRuleState state : flow) {
+      FlowRule rule = state.rule;
+      if (rule.grade() == FlowGrade.ADAPTIVE || rule.grade() == FlowGrade.QPS && queues(rule.controlBehavior())) {
+        return true;
+      }
+    }
+    for (CircuitBreaker breaker : breakers) {
+      DegradeRule rule = breaker.rule;
+      if (rule.strategy() == DegradeStrategy.SLOW_RATIO
+          && rule.slowCallThreshold().toNanos() < PRECISE_SLOW_CALL_NANOS) {
+        return true;
+      }
+    }
+    for (ParamFlowRuleState state : paramFlow) {
+      if (state.rule.grade() == FlowGrade.QPS && queues(state.rule.controlBehavior())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean queues(ControlBehavior behavior) {
+    return behavior == ControlBehavior.QUEUE || behavior == ControlBehavior.WARM_UP_QUEUE;
   }
 
   /**

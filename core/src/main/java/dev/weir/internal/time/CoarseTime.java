@@ -26,8 +26,11 @@ import java.util.concurrent.locks.LockSupport;
  * (seen here: for a whole second, with eight threads calling on two cores) does not freeze it.
  *
  * <h2>Its thread</h2>
- * The thread holds the clock weakly, so an engine that is dropped without being closed is still
- * collected, and its thread ends at its next tick; {@link #stop} ends it at once.
+ * The thread holds the clock and its owner (the engine) weakly, so an engine that is dropped without
+ * being closed is still collected, and its thread ends at its next tick; {@link #stop} ends it at
+ * once. The owner matters because the clock itself can outlive its engine: every thread that made a
+ * call keeps its call stack, which holds the clock, in a thread-local entry that is expunged only
+ * later; the engine is held by its users alone.
  */
 final class CoarseTime {
 
@@ -57,11 +60,12 @@ final class CoarseTime {
    * The coarse time of {@code clock}, its first reading taken now; its thread starts with
    * {@link #start}, which the clock calls once this is its coarse time.
    */
-  CoarseTime(EngineClock clock, long resolutionNanos) {
+  CoarseTime(EngineClock clock, Object owner, long resolutionNanos) {
     this.now = clock.readFresh();
     this.resolutionNanos = resolutionNanos;
     WeakReference<EngineClock> ref = new WeakReference<>(clock);
-    this.thread = new Thread(() -> tick(ref, resolutionNanos), "weir-clock");
+    WeakReference<Object> ownerRef = new WeakReference<>(owner);
+    this.thread = new Thread(() -> tick(ref, ownerRef, resolutionNanos), "weir-clock");
     this.thread.setDaemon(true);
   }
 
@@ -70,14 +74,14 @@ final class CoarseTime {
   }
 
   /*
-   * The loop holds the clock only for the moment of a reading, so it never keeps an engine alive:
-   * when the clock has been collected, or stopped, the loop ends. Each iteration publishes one
+   * The loop holds the clock only for the moment of a reading, and its owner never, so it never keeps
+   * an engine alive: when either has been collected, or the time is stopped, the loop ends. Each iteration publishes one
    * fresh reading; a reading never goes below the one before it (readFresh is monotonic).
    */
-  private static void tick(WeakReference<EngineClock> ref, long resolutionNanos) {
+  private static void tick(WeakReference<EngineClock> ref, WeakReference<Object> owner, long resolutionNanos) {
     while (true) {
       EngineClock clock = ref.get();
-      if (clock == null) {
+      if (clock == null || owner.get() == null) {
         return;
       }
       CoarseTime time = clock.coarseTime();

@@ -67,10 +67,18 @@ public final class EngineClock {
    * {@link #read} returns the last of those readings ({@link CoarseTime}).
    */
   public EngineClock(Ticker ticker, Sleeper sleeper, long resolutionNanos) {
+    this(ticker, sleeper, resolutionNanos, null);
+  }
+
+  /**
+   * As {@link #EngineClock(Ticker, Sleeper, long)}, the thread of the coarse time ending also when
+   * {@code owner} (the engine; null for this clock itself) has been collected.
+   */
+  public EngineClock(Ticker ticker, Sleeper sleeper, long resolutionNanos, @Nullable Object owner) {
     this.ticker = ticker;
     this.sleeper = sleeper;
     this.newest = new AtomicLong(ticker.read());
-    this.coarse = resolutionNanos > 0 ? new CoarseTime(this, resolutionNanos) : null;
+    this.coarse = resolutionNanos > 0 ? new CoarseTime(this, owner == null ? this : owner, resolutionNanos) : null;
     if (coarse != null) {
       coarse.start(); // after the field is set: the thread finds the clock's coarse time through it
     }

@@ -40,6 +40,11 @@ import org.junit.jupiter.api.Timeout;
  * interval of {@code System.nanoTime()} readings around it, which holds the engine's reading. The
  * run lasts three cycles of the phases and until the breaker cycled, a probe was handed back and one
  * closed it ({@link RealTimeRun}).
+ *
+ * <p>The engine reads the ticker on every call here ({@code clockResolution(ZERO)}): the test brackets
+ * each decision with its own readings of the real clock, which a coarse engine time trails. The
+ * same bounds on the default coarse clock are asserted over the engine's own readings in
+ * {@code CoarseClockBoundsTest}.
  */
 class CircuitBreakerCancelRealClockTest {
 
@@ -76,7 +81,7 @@ class CircuitBreakerCancelRealClockTest {
     DegradeRule rule = DegradeRule.builder("r").strategy(DegradeStrategy.ERROR_RATIO).threshold(0.5)
         .minRequestAmount(5).statInterval(Duration.ofMillis(100)).openDuration(OPEN).build();
     long timeout = CircuitBreaker.probeTimeout(rule).toNanos();
-    Weir weir = Weir.builder().rules(RuleSet.empty().withDegrade(List.of(rule)))
+    Weir weir = Weir.builder().clockResolution(Duration.ZERO).rules(RuleSet.empty().withDegrade(List.of(rule)))
         .circuitBreakerListener((r, from, to, reason) -> reasons.add(from + "->" + to + ": " + reason)).build();
     Calls.tryOnce(weir, "r");
     CircuitBreaker breaker = ((ResourceNode) weir.statistics("r")).rules.breakers[0];

@@ -34,6 +34,11 @@ import org.junit.jupiter.api.Timeout;
  * breaker half-open. Each call is known by the interval of {@code System.nanoTime()} readings
  * around it, which holds the engine's reading, so none of this depends on how late the machine ran
  * a thread. The run lasts 1.5 s and until the breaker cycled and probes were lost ({@link RealTimeRun}).
+ *
+ * <p>The engine reads the ticker on every call here ({@code clockResolution(ZERO)}): the test brackets
+ * each decision with its own readings of the real clock, which a coarse engine time trails. The
+ * same bounds on the default coarse clock are asserted over the engine's own readings in
+ * {@code CoarseClockBoundsTest}.
  */
 class CircuitBreakerRealClockTest {
 
@@ -64,7 +69,7 @@ class CircuitBreakerRealClockTest {
     DegradeRule rule = DegradeRule.builder("r").strategy(DegradeStrategy.ERROR_RATIO).threshold(0.5)
         .minRequestAmount(5).statInterval(Duration.ofMillis(100)).openDuration(OPEN).build();
     long timeout = CircuitBreaker.probeTimeout(rule).toNanos();
-    Weir weir = Weir.builder().rules(RuleSet.empty().withDegrade(List.of(rule)))
+    Weir weir = Weir.builder().clockResolution(Duration.ZERO).rules(RuleSet.empty().withDegrade(List.of(rule)))
         .circuitBreakerListener((r, from, to, reason) -> {
           if (to == CircuitState.OPEN && from == CircuitState.CLOSED) {
             trips.incrementAndGet();
