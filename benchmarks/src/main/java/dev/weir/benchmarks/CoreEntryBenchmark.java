@@ -6,6 +6,7 @@ import com.alibaba.csp.sentinel.slots.block.flow.FlowRuleManager;
 import dev.weir.BlockException;
 import dev.weir.Entry;
 import dev.weir.EntryType;
+import dev.weir.Resource;
 import dev.weir.Weir;
 import dev.weir.rule.ControlBehavior;
 import dev.weir.rule.FlowRule;
@@ -78,8 +79,8 @@ public class CoreEntryBenchmark {
 
   static final String RES = "res";
 
-  /** The resolution of the {@code weirCoarse} engines' clock. */
-  static final Duration COARSE = Duration.ofMillis(1);
+  /** The {@code weirPrecise} engines read the ticker on every call (the default before issue 38). */
+  static final Duration PRECISE = Duration.ZERO;
 
   /**
    * Sentinel writes its logs (and a metric log every second) under ~/logs/csp, and EagleEye's under
@@ -109,10 +110,14 @@ public class CoreEntryBenchmark {
     Weir warmUp;
     Weir queue;
     Weir noRule;
-    /** The same as qps, rejecting and noRule, on a coarse clock ({@code clockResolution}, 1 ms). */
-    Weir qpsCoarse;
-    Weir rejectingCoarse;
-    Weir noRuleCoarse;
+    /** The same as qps, rejecting and noRule, reading the ticker on every call ({@code clockResolution(ZERO)}). */
+    Weir qpsPrecise;
+    Weir rejectingPrecise;
+    Weir noRulePrecise;
+    /** Handles ({@code Weir.resource}) on the default engines qps, rejecting and noRule. */
+    Resource qpsResource;
+    Resource rejectingResource;
+    Resource noRuleResource;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -125,13 +130,16 @@ public class CoreEntryBenchmark {
       queue = engine(FlowRule.builder(RES).count(NEVER_REFUSING_PACED_RATE)
           .controlBehavior(ControlBehavior.QUEUE).build());
       noRule = Weir.builder().build();
-      qpsCoarse = coarse(FlowRule.qps(RES, NEVER_REFUSING_RATE));
-      rejectingCoarse = coarse(FlowRule.qps(RES, 0));
-      noRuleCoarse = Weir.builder().clockResolution(COARSE).build();
+      qpsPrecise = precise(FlowRule.qps(RES, NEVER_REFUSING_RATE));
+      rejectingPrecise = precise(FlowRule.qps(RES, 0));
+      noRulePrecise = Weir.builder().clockResolution(PRECISE).build();
+      qpsResource = qps.resource(RES);
+      rejectingResource = rejecting.resource(RES);
+      noRuleResource = noRule.resource(RES);
     }
 
-    private static Weir coarse(FlowRule rule) {
-      return Weir.builder().clockResolution(COARSE).rules(RuleSet.of(rule)).build();
+    private static Weir precise(FlowRule rule) {
+      return Weir.builder().clockResolution(PRECISE).rules(RuleSet.of(rule)).build();
     }
 
     private static Weir engine(FlowRule rule) {
@@ -140,8 +148,8 @@ public class CoreEntryBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() {
-      for (Weir weir : new Weir[] {qps, rejecting, threads, adaptive, warmUp, queue, noRule, qpsCoarse, rejectingCoarse,
-          noRuleCoarse}) {
+      for (Weir weir : new Weir[] {qps, rejecting, threads, adaptive, warmUp, queue, noRule, qpsPrecise, rejectingPrecise,
+          noRulePrecise}) {
         weir.close();
       }
     }
@@ -262,8 +270,13 @@ public class CoreEntryBenchmark {
   }
 
   @Benchmark
-  public void qps_weirCoarse(WeirState s, Refusals r, Blackhole bh) {
-    weirEntry(s.qpsCoarse, r, bh);
+  public void qps_weirPrecise(WeirState s, Refusals r, Blackhole bh) {
+    weirEntry(s.qpsPrecise, r, bh);
+  }
+
+  @Benchmark
+  public void qps_weirResource(WeirState s, Refusals r, Blackhole bh) {
+    resourceEntry(s.qpsResource, r, bh);
   }
 
   @Benchmark
@@ -299,8 +312,8 @@ public class CoreEntryBenchmark {
   }
 
   @Benchmark
-  public void rejected_weirCoarse(WeirState s, Blackhole bh) {
-    try (Entry e = s.rejectingCoarse.entry(RES)) {
+  public void rejected_weirPrecise(WeirState s, Blackhole bh) {
+    try (Entry e = s.rejectingPrecise.entry(RES)) {
       bh.consume(e);
     } catch (BlockException b) {
       bh.consume(b);
@@ -316,8 +329,13 @@ public class CoreEntryBenchmark {
   }
 
   @Benchmark
-  public @Nullable Entry rejectedTry_weirCoarse(WeirState s) {
-    return s.rejectingCoarse.tryEntry(RES, EntryType.OUT, 1);
+  public @Nullable Entry rejectedTry_weirPrecise(WeirState s) {
+    return s.rejectingPrecise.tryEntry(RES, EntryType.OUT, 1);
+  }
+
+  @Benchmark
+  public @Nullable Entry rejectedTry_weirResource(WeirState s) {
+    return s.rejectingResource.tryEntry(EntryType.OUT, 1);
   }
 
   @Benchmark
@@ -405,8 +423,13 @@ public class CoreEntryBenchmark {
   }
 
   @Benchmark
-  public void noRule_weirCoarse(WeirState s, Refusals r, Blackhole bh) {
-    weirEntry(s.noRuleCoarse, r, bh);
+  public void noRule_weirPrecise(WeirState s, Refusals r, Blackhole bh) {
+    weirEntry(s.noRulePrecise, r, bh);
+  }
+
+  @Benchmark
+  public void noRule_weirResource(WeirState s, Refusals r, Blackhole bh) {
+    resourceEntry(s.noRuleResource, r, bh);
   }
 
   @Benchmark
@@ -418,6 +441,15 @@ public class CoreEntryBenchmark {
 
   private static void weirEntry(Weir weir, Refusals r, Blackhole bh) {
     try (Entry e = weir.entry(RES)) {
+      bh.consume(e.acquireCount());
+    } catch (BlockException b) {
+      r.refused++;
+      bh.consume(b);
+    }
+  }
+
+  private static void resourceEntry(Resource resource, Refusals r, Blackhole bh) {
+    try (Entry e = resource.entry()) {
       bh.consume(e.acquireCount());
     } catch (BlockException b) {
       r.refused++;
