@@ -69,7 +69,7 @@ public final class FlowSlot extends Slot {
       }
     }
     if (set.waits) {
-      call.startNanos = clock.read(); // a queued call's response time starts when its slot comes
+      call.startNanos = clock.readFresh(); // a queued call's response time starts when its slot comes
     }
     return true;
   }

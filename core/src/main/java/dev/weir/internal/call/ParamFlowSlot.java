@@ -56,7 +56,7 @@ public final class ParamFlowSlot extends Slot {
       }
     }
     if (waits) {
-      call.startNanos = clock.read();
+      call.startNanos = clock.readFresh(); // a queued call's response time starts when its slot comes
     }
     return true;
   }
