@@ -142,7 +142,14 @@ class EngineRoomsTest {
 
   @Test
   void theModuleExportsTheApiPackagesOnly() throws IOException {
-    try (InputStream in = Files.newInputStream(Path.of("target/classes/module-info.class"))) {
+    // Beside Weir's own class file, wherever the build wrote it (weir-build.target moves the folder).
+    Path classes;
+    try {
+      classes = Path.of(Weir.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+    try (InputStream in = Files.newInputStream(classes.resolve("module-info.class"))) {
       ModuleDescriptor module = ModuleDescriptor.read(in);
       assertThat(module.name()).isEqualTo("dev.weir");
       assertThat(module.exports().stream().map(ModuleDescriptor.Exports::source).collect(Collectors.toSet()))
