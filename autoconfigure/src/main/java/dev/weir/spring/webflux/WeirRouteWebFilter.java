@@ -5,6 +5,7 @@ import dev.weir.Criticality;
 import dev.weir.Entry;
 import dev.weir.EntryType;
 import dev.weir.Quota;
+import dev.weir.Resource;
 import dev.weir.Weir;
 import dev.weir.spring.observation.RefusalObserver;
 import dev.weir.spring.reactive.ReactiveContext;
@@ -54,6 +55,13 @@ public final class WeirRouteWebFilter implements WebFilter, Ordered {
 
   private final Weir weir;
   private final List<Route> routes;
+  /**
+   * The engine's handle on each route's resource, by the route's index, resolved on the route's
+   * first request (so that a route no request matched creates no resource) and kept. Written
+   * without synchronisation: two first requests may both resolve one, handles of the same resource,
+   * and a handle is immutable, so any thread that reads one sees it whole.
+   */
+  private final Resource[] handles;
   private final boolean rateLimitHeaders;
   private final RefusalObserver observer;
 
@@ -80,17 +88,20 @@ public final class WeirRouteWebFilter implements WebFilter, Ordered {
     this.observer = observer;
     this.weir = weir;
     this.routes = List.copyOf(routes);
+    this.handles = new Resource[this.routes.size()];
     this.rateLimitHeaders = rateLimitHeaders;
   }
 
   @Override
   public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
     ServerHttpRequest request = exchange.getRequest();
-    Route route = Route.first(routes, request.getPath().pathWithinApplication(), request.getMethod().name(),
+    int at = Route.indexOfFirst(routes, request.getPath().pathWithinApplication(), request.getMethod().name(),
         name -> request.getHeaders().getFirst(name));
-    if (route == null) {
+    if (at < 0) {
       return chain.filter(exchange);
     }
+    Route route = routes.get(at);
+    Resource resource = handle(at, route);
     // getPrincipal() is the exchange's own Mono (Spring Security's context, when present): no blocking.
     return exchange.getPrincipal().mapNotNull(Principal::getName).cast(Object.class).defaultIfEmpty(NO_PRINCIPAL)
         .flatMap(principal -> Mono.deferContextual(reactor -> {
@@ -101,14 +112,16 @@ public final class WeirRouteWebFilter implements WebFilter, Ordered {
               : CriticalityClaim.bound(Criticality.CRITICAL, reactor.getOrDefault(CriticalityClaim.class, null));
           Entry entry;
           try {
-            entry = context == null ? enter(route, args, criticality)
+            entry = context == null ? enter(resource, route, args, criticality)
                 : given != null
-                    ? weir.callInContext(context.name(), context.origin(), given, () -> enter(route, args, given))
-                    : weir.callInContext(context.name(), context.origin(), () -> enter(route, args, criticality));
+                    ? weir.callInContext(context.name(), context.origin(), given,
+                        () -> enter(resource, route, args, given))
+                    : weir.callInContext(context.name(), context.origin(),
+                        () -> enter(resource, route, args, criticality));
           } catch (BlockException refused) {
             observer.refused(refused, reactor.getOrDefault(RefusalObserver.OBSERVATION_KEY, null));
             if (rateLimitHeaders) {
-              List<Quota> quotas = quotas(route, args, context);
+              List<Quota> quotas = quotas(resource, args, context);
               RateLimitHeaders.write(quotas, exchange.getResponse().getHeaders()::set);
               if (!quotas.isEmpty()) {
                 exchange.getAttributes().put(QUOTAS_WRITTEN, Boolean.TRUE);
@@ -118,7 +131,7 @@ public final class WeirRouteWebFilter implements WebFilter, Ordered {
           }
           try {
             if (rateLimitHeaders) {
-              RateLimitHeaders.write(quotas(route, args, context), exchange.getResponse().getHeaders()::set);
+              RateLimitHeaders.write(quotas(resource, args, context), exchange.getResponse().getHeaders()::set);
             }
             return chain.filter(exchange).doOnError(entry::recordError).doFinally(signal -> {
               if (signal == SignalType.CANCEL) {
@@ -135,13 +148,23 @@ public final class WeirRouteWebFilter implements WebFilter, Ordered {
         }));
   }
 
-  private Entry enter(Route route, Object[] args, Criticality criticality) {
-    return weir.asyncEntry(route.resource(), EntryType.IN, route.permits(), criticality, args);
+  /** The handle on the resource of route {@code at}, resolved on its first request. */
+  private Resource handle(int at, Route route) {
+    Resource handle = handles[at];
+    if (handle == null) {
+      handle = weir.resource(route.resource());
+      handles[at] = handle;
+    }
+    return handle;
   }
 
-  private List<Quota> quotas(Route route, Object[] args, ReactiveContext context) {
-    return context == null ? weir.quotas(route.resource(), args)
-        : weir.callInContext(context.name(), context.origin(), () -> weir.quotas(route.resource(), args));
+  private static Entry enter(Resource resource, Route route, Object[] args, Criticality criticality) {
+    return resource.asyncEntry(EntryType.IN, route.permits(), criticality, args);
+  }
+
+  private List<Quota> quotas(Resource resource, Object[] args, ReactiveContext context) {
+    return context == null ? resource.quotas(args)
+        : weir.callInContext(context.name(), context.origin(), () -> resource.quotas(args));
   }
 
   @Override
