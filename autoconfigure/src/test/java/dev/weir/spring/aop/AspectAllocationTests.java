@@ -112,7 +112,7 @@ class AspectAllocationTests {
 
   /*
    * Bytes a call, at most: what the aspect allocated before and after the calls went through the
-   * engine's handle (128 and 360 bytes, measured so on JDK 21 with compressed oops), plus one byte
+   * engine's handle (128 and 360 bytes, measured so on JDK 17 with compressed oops), plus one byte
    * for what a window may show of the JVM's own (a class loaded, code replaced) spread over its calls.
    * The plain call is the proxy's method invocation, the argument array and the boxed argument; the
    * Mono call adds Mono.just, the guarded Mono, the one guarding subscriber and the detached entry.
