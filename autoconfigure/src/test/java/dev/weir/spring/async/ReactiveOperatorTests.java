@@ -153,4 +153,17 @@ class ReactiveOperatorTests {
     assertThat(recorder.signals).as("nothing after the cancel").containsExactly(100L);
     assertThat(stats("flux.switch").activeCalls()).isZero();
   }
+
+  @Test
+  void aHandlerThatThrowsPassesItsExceptionOnAndTheEntryIsReleasedOnce() {
+    Recorder<String> recorder = new Recorder<>();
+    service.throwingHandler(() -> Mono.error(new IllegalStateException("broken"))).subscribe(recorder);
+    recorder.subscription.get().request(1);
+    assertThat(recorder.signals).singleElement().isInstanceOfSatisfying(IllegalArgumentException.class,
+        failure -> assertThat(failure).hasMessage("the handler failed on broken"));
+    recorder.subscription.get().cancel(); // after the end: changes nothing
+    assertThat(stats("mono.throwing.handler").activeCalls()).isZero();
+    assertThat(stats("mono.throwing.handler").totalFailed()).isEqualTo(1);
+    assertThat(stats("mono.throwing.handler").totalSucceeded()).isZero();
+  }
 }

@@ -79,4 +79,13 @@ class ReactiveService {
   Flux<Long> switchFallback(Supplier<Flux<Long>> work, Throwable failure) {
     return Flux.just(100L, 101L, 102L, 103L, 104L);
   }
+
+  @RateLimited(value = "mono.throwing.handler", fallback = "throwingFallback")
+  public Mono<String> throwingHandler(Supplier<Mono<String>> work) {
+    return work.get();
+  }
+
+  Mono<String> throwingFallback(Supplier<Mono<String>> work, Throwable failure) {
+    throw new IllegalArgumentException("the handler failed on " + failure.getMessage());
+  }
 }
