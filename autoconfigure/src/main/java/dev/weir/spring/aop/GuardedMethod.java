@@ -3,6 +3,10 @@ package dev.weir.spring.aop;
 import dev.weir.BlockException;
 import dev.weir.Criticality;
 import dev.weir.EntryType;
+import dev.weir.Resource;
+import dev.weir.Weir;
+import dev.weir.spring.observation.RefusalObserver;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -23,6 +27,28 @@ final class GuardedMethod {
   private final Handler[] blockHandlers;
   private final Handler[] fallbacks;
   private final Handler[] defaultFallbacks;
+  /**
+   * This method bound to the engine of its calls: null until the first call. Written without
+   * synchronisation: two first calls may both bind it, to equal handles of the same engine, and a
+   * {@link Bound} is immutable (final fields), so any thread that reads one sees it whole.
+   */
+  private @Nullable Bound bound;
+
+  /**
+   * A guarded method bound to an engine: the engine, its handle on the method's resource, and the
+   * observer of refusals; what the calls of the method need besides the method itself.
+   */
+  static final class Bound {
+    final Weir weir;
+    final Resource resource;
+    final Supplier<RefusalObserver> observer;
+
+    Bound(Weir weir, Resource resource, Supplier<RefusalObserver> observer) {
+      this.weir = weir;
+      this.resource = resource;
+      this.observer = observer;
+    }
+  }
 
   GuardedMethod(String resource, EntryType entryType, int permits, Criticality criticality, ReturnKind returns, Class<?>[] trace,
       Class<?>[] ignore, Handler[] blockHandlers, Handler[] fallbacks, Handler[] defaultFallbacks) {
@@ -37,6 +63,22 @@ final class GuardedMethod {
     this.blockHandlers = blockHandlers.clone();
     this.fallbacks = fallbacks.clone();
     this.defaultFallbacks = defaultFallbacks.clone();
+  }
+
+  /**
+   * Returns this method bound to {@code weir}: the engine's handle on its resource, resolved on the
+   * first call and kept, so that the calls make no name lookup. The engine is compared so that an
+   * advisor given another engine (a supplier of the application's own) never uses a handle of the
+   * former one.
+   */
+  Bound bind(Weir weir, Supplier<RefusalObserver> observer) {
+    Bound known = bound;
+    if (known != null && known.weir == weir) {
+      return known;
+    }
+    Bound fresh = new Bound(weir, weir.resource(resource), observer);
+    bound = fresh;
+    return fresh;
   }
 
   /** Every handler method, for the native-image hints of {@link RateLimitedAotProcessor}. */

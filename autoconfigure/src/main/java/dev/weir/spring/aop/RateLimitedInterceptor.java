@@ -12,8 +12,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Guards each call of a {@code @RateLimited} method: enters its resource, runs it, and routes
- * refusals and failures to the handlers resolved at startup. Exceptions leave as they came, never
- * wrapped, so checked ones reach the caller as declared. A method whose work completes after it
+ * refusals and failures to the handlers resolved at startup. Each method's resource is resolved
+ * once, on its first call, into the engine's {@link dev.weir.Resource} handle, which its calls then
+ * use. Exceptions leave as they came, never wrapped, so checked ones reach the caller as declared. A method whose work completes after it
  * returns is guarded until then, by {@link StageCalls} or {@link ReactorCalls}. Each refusal is
  * told to the {@link RefusalObserver} before any handler answers it (with Micrometer, an event of
  * the current observation); nothing is told of admitted calls. A call's criticality is the
@@ -40,15 +41,15 @@ final class RateLimitedInterceptor implements MethodInterceptor {
       return invocation.proceed();
     }
     Object[] args = invocation.getArguments();
+    GuardedMethod.Bound bound = guarded.bind(weir.get(), observer);
     if (guarded.returns != ReturnKind.VALUE) {
       return guarded.returns == ReturnKind.STAGE
-          ? StageCalls.invoke(weir.get(), observer, guarded, invocation, target, args)
-          : ReactorCalls.invoke(weir.get(), observer, guarded, invocation, target, args);
+          ? StageCalls.invoke(bound.resource, observer, guarded, invocation, target, args)
+          : ReactorCalls.invoke(bound, guarded, invocation, target, args);
     }
     Entry entry;
     try {
-      entry = weir.get().entry(guarded.resource, guarded.entryType, guarded.permits,
-          CriticalityClaim.bound(guarded.criticality), args);
+      entry = bound.resource.entry(guarded.entryType, guarded.permits, CriticalityClaim.bound(guarded.criticality), args);
     } catch (BlockException block) {
       observer.get().refused(block);
       return guarded.blocked(target, args, block);

@@ -3,11 +3,11 @@ package dev.weir.spring.aop;
 import dev.weir.BlockException;
 import dev.weir.Criticality;
 import dev.weir.Entry;
-import dev.weir.Weir;
+import dev.weir.Resource;
 import dev.weir.spring.observation.RefusalObserver;
 import dev.weir.spring.reactive.ReactiveContext;
 import dev.weir.spring.web.CriticalityClaim;
-import java.util.function.Supplier;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
@@ -26,52 +26,58 @@ import reactor.util.context.Context;
  *
  * <p>The method runs once, when called, and assembles its publisher; what is guarded is each
  * subscription to it: {@link GuardedMono}/{@link GuardedFlux} take an
- * {@linkplain Weir#asyncEntry asynchronous entry} when subscribed (in the {@link ReactiveContext}
- * of the subscriber's Reactor context, else in the subscribing thread's; with the criticality
- * under the key {@code Criticality.class} there, else the annotation's lowered by the claim under
- * {@code CriticalityClaim.class}, or by the subscribing thread's), and the
- * {@link GuardedSubscriber} closes it exactly once, on the first of complete, error and cancel
- * (for a {@code Mono}, on its value), before passing the signal on; a cancel before any value is
- * an {@linkplain Entry#cancel() entry cancelled}, with no outcome. A refusal is an error signal.
- * Errors, refusals included, then go through the handlers when the method has any, by an
- * {@code onErrorResume} after the guard; a handler's publisher is subscribed in place of the
- * failed one, a plain value is emitted, and what the handlers pass on goes on as the error.
+ * {@linkplain Resource#asyncEntry asynchronous entry} of the method's {@link Resource} handle when
+ * subscribed (in the {@link ReactiveContext} of the subscriber's Reactor context, else in the
+ * subscribing thread's; with the criticality under the key {@code Criticality.class} there, else the
+ * annotation's lowered by the claim under {@code CriticalityClaim.class}, or by the subscribing
+ * thread's), and one {@link GuardedSubscriber} per subscription, both the subscriber of the method's
+ * publisher and the subscription its subscriber sees, closes it exactly once, on the first of
+ * complete, error and cancel (for a {@code Mono}, on its value), before passing the signal on; a
+ * cancel before any value is an {@linkplain Entry#cancel() entry cancelled}, with no outcome.
+ *
+ * <p>Refusals and errors go through the method's handlers, when it has any, in the same objects, with
+ * no operator chained after the guard: a refusal is answered when the subscription starts, by
+ * subscribing the subscriber to what the handlers make of it (their publisher, their value, or the
+ * error they pass on); an error after the subscription started is answered by the guarding subscriber,
+ * which then passes on what the handlers make of it, with the demand its subscriber has left (see
+ * {@link GuardedSubscriber}). Without handlers a refusal is an error signal.
  */
 final class ReactorCalls {
 
   private ReactorCalls() {
   }
 
-  static @Nullable Object invoke(Weir weir, Supplier<RefusalObserver> observer, GuardedMethod guarded,
-      MethodInvocation invocation, @Nullable Object target, Object[] args) throws Throwable {
+  static @Nullable Object invoke(GuardedMethod.Bound bound, GuardedMethod guarded, MethodInvocation invocation,
+      @Nullable Object target, Object[] args) throws Throwable {
     Object assembled = invocation.proceed(); // the method itself runs now, as without the guard
     if (assembled == null) {
       return null;
     }
     if (guarded.returns == ReturnKind.MONO) {
-      Mono<Object> guardedMono = new GuardedMono<>(uncheckedMono(assembled), weir, observer, guarded, args);
-      return guarded.hasHandlers() ? guardedMono.onErrorResume(failure -> handled(guarded, target, args, failure)
-          .as(Mono::from)) : guardedMono;
+      return new GuardedMono<>(uncheckedMono(assembled), bound, guarded, target, args);
     }
-    Flux<Object> guardedFlux = new GuardedFlux<>(Flux.from(uncheckedPublisher(assembled)), weir, observer, guarded,
-        args);
-    return guarded.hasHandlers() ? guardedFlux.onErrorResume(failure -> handled(guarded, target, args, failure))
-        : guardedFlux;
+    return new GuardedFlux<>(Flux.from(uncheckedPublisher(assembled)), bound, guarded, target, args);
   }
 
-  /** What the handlers make of {@code failure}: their publisher, their value, or the error they pass on. */
-  private static Flux<Object> handled(GuardedMethod guarded, @Nullable Object target, Object[] args,
-      Throwable failure) {
+  /**
+   * What the handlers make of {@code failure}: their publisher (for a {@code Mono} method, its first
+   * value), their value, or the error they pass on.
+   */
+  static Publisher<Object> handled(GuardedMethod guarded, @Nullable Object target, Object[] args,
+      Throwable failure, boolean mono) {
     Object answer;
     try {
       answer = guarded.failed(target, args, failure);
     } catch (Throwable passedOn) {
-      return Flux.error(passedOn);
+      return mono ? Mono.error(passedOn) : Flux.error(passedOn);
     }
     if (answer instanceof Publisher<?> publisher) {
-      return Flux.from(uncheckedPublisher(publisher));
+      return mono ? Mono.from(uncheckedPublisher(publisher)) : Flux.from(uncheckedPublisher(publisher));
     }
-    return answer == null ? Flux.empty() : Flux.just(answer);
+    if (answer == null) {
+      return mono ? Mono.empty() : Flux.empty();
+    }
+    return mono ? Mono.just(answer) : Flux.just(answer);
   }
 
   @SuppressWarnings("unchecked")
@@ -85,47 +91,31 @@ final class ReactorCalls {
   }
 
   /**
-   * Takes the entry of one subscription, or answers the subscriber with the refusal (or with what
-   * a slot threw) and returns null.
+   * Subscribes {@code actual} to {@code source} guarded by one {@link GuardedSubscriber}, or, when
+   * the entry is refused (or a slot failed), answers {@code actual} with what the handlers make of
+   * it, else with the error.
    */
-  private static @Nullable Entry enter(Weir weir, Supplier<RefusalObserver> observer, GuardedMethod guarded,
-      Object[] args, CoreSubscriber<?> subscriber) {
-    Context reactor = subscriber.currentContext();
-    ReactiveContext context = reactor.getOrDefault(ReactiveContext.class, null);
-    Criticality given = reactor.getOrDefault(Criticality.class, null);
-    Criticality claim = reactor.getOrDefault(CriticalityClaim.class, null);
-    Criticality own = CriticalityClaim.bound(guarded.criticality, claim != null ? claim : CriticalityClaim.current());
+  private static <T> void subscribeGuarded(Publisher<? extends T> source, GuardedMethod.Bound bound,
+      GuardedMethod guarded, @Nullable Object target, Object[] args, CoreSubscriber<? super T> actual, boolean mono) {
+    Context reactor = actual.currentContext();
+    Entry entry;
     try {
-      if (context == null) {
-        // the subscribing thread's context; a criticality written into the chain is the call's own
-        // then, which a context of that thread that gives one would still override
-        return weir.asyncEntry(guarded.resource, guarded.entryType, guarded.permits, given != null ? given : own,
-            args);
-      }
-      if (given != null) {
-        return weir.callInContext(context.name(), context.origin(), given,
-            () -> weir.asyncEntry(guarded.resource, guarded.entryType, guarded.permits, given, args));
-      }
-      return weir.callInContext(context.name(), context.origin(),
-          () -> weir.asyncEntry(guarded.resource, guarded.entryType, guarded.permits, own, args));
+      entry = enter(bound, guarded, args, reactor);
     } catch (RuntimeException | Error refusedOrFailed) { // a BlockException, or a slot's failure
       if (refusedOrFailed instanceof BlockException refused) {
-        observer.get().refused(refused,
-            subscriber.currentContext().getOrDefault(RefusalObserver.OBSERVATION_KEY, null));
+        bound.observer.get().refused(refused, reactor.getOrDefault(RefusalObserver.OBSERVATION_KEY, null));
       }
-      Operators.error(subscriber, refusedOrFailed);
-      return null;
-    }
-  }
-
-  private static <T> void subscribeGuarded(Publisher<? extends T> source, Weir weir,
-      Supplier<RefusalObserver> observer, GuardedMethod guarded, Object[] args, CoreSubscriber<? super T> actual,
-      boolean closeOnValue) {
-    Entry entry = enter(weir, observer, guarded, args, actual);
-    if (entry == null) {
+      if (guarded.hasHandlers()) {
+        // nothing was subscribed yet: the subscriber subscribes to the handlers' answer instead
+        ReactorCalls.<T>uncheckedAnswer(handled(guarded, target, args, refusedOrFailed, mono)).subscribe(actual);
+      } else {
+        Operators.error(actual, refusedOrFailed);
+      }
       return;
     }
-    GuardedSubscriber<T> subscriber = new GuardedSubscriber<>(actual, entry, guarded, closeOnValue);
+    GuardedSubscriber<T> subscriber = guarded.hasHandlers()
+        ? new HandledSubscriber<>(actual, entry, guarded, mono, target, args)
+        : new GuardedSubscriber<>(actual, entry, guarded, mono);
     try {
       source.subscribe(subscriber);
     } catch (Throwable failure) {
@@ -134,64 +124,102 @@ final class ReactorCalls {
     }
   }
 
+  @SuppressWarnings("unchecked")
+  private static <T> Publisher<T> uncheckedAnswer(Publisher<Object> answer) {
+    return (Publisher<T>) answer;
+  }
+
+  /**
+   * Takes the entry of one subscription, in the Reactor context's {@link ReactiveContext} when it
+   * holds one, else in the subscribing thread's context.
+   *
+   * @throws BlockException when a rule refuses it
+   */
+  private static Entry enter(GuardedMethod.Bound bound, GuardedMethod guarded, Object[] args, Context reactor) {
+    Resource resource = bound.resource;
+    ReactiveContext context = reactor.getOrDefault(ReactiveContext.class, null);
+    Criticality given = reactor.getOrDefault(Criticality.class, null);
+    if (context == null) {
+      // the subscribing thread's context; a criticality written into the chain is the call's own
+      // then, which a context of that thread that gives one would still override
+      return resource.asyncEntry(guarded.entryType, guarded.permits, given != null ? given : own(guarded, reactor),
+          args);
+    }
+    if (given != null) {
+      return bound.weir.callInContext(context.name(), context.origin(), given,
+          () -> resource.asyncEntry(guarded.entryType, guarded.permits, given, args));
+    }
+    Criticality own = own(guarded, reactor);
+    return bound.weir.callInContext(context.name(), context.origin(),
+        () -> resource.asyncEntry(guarded.entryType, guarded.permits, own, args));
+  }
+
+  /** The annotation's criticality, lowered by the claim of the Reactor context, else the thread's. */
+  private static Criticality own(GuardedMethod guarded, Context reactor) {
+    Criticality claim = reactor.getOrDefault(CriticalityClaim.class, null);
+    return CriticalityClaim.bound(guarded.criticality, claim != null ? claim : CriticalityClaim.current());
+  }
+
   /** A guarded {@code Mono}: one entry per subscription. */
   static final class GuardedMono<T> extends MonoOperator<T, T> {
-    private final Weir weir;
-    private final Supplier<RefusalObserver> observer;
+    private final GuardedMethod.Bound bound;
     private final GuardedMethod guarded;
+    private final @Nullable Object target;
     private final Object[] args;
 
-    GuardedMono(Mono<? extends T> source, Weir weir, Supplier<RefusalObserver> observer, GuardedMethod guarded,
+    GuardedMono(Mono<? extends T> source, GuardedMethod.Bound bound, GuardedMethod guarded, @Nullable Object target,
         Object[] args) {
       super(source);
-      this.weir = weir;
-      this.observer = observer;
+      this.bound = bound;
       this.guarded = guarded;
+      this.target = target;
       this.args = args;
     }
 
     @Override
     public void subscribe(CoreSubscriber<? super T> actual) {
-      subscribeGuarded(source, weir, observer, guarded, args, actual, true);
+      subscribeGuarded(source, bound, guarded, target, args, actual, true);
     }
   }
 
   /** A guarded {@code Flux}: one entry per subscription. */
   static final class GuardedFlux<T> extends FluxOperator<T, T> {
-    private final Weir weir;
-    private final Supplier<RefusalObserver> observer;
+    private final GuardedMethod.Bound bound;
     private final GuardedMethod guarded;
+    private final @Nullable Object target;
     private final Object[] args;
 
-    GuardedFlux(Flux<? extends T> source, Weir weir, Supplier<RefusalObserver> observer, GuardedMethod guarded,
+    GuardedFlux(Flux<? extends T> source, GuardedMethod.Bound bound, GuardedMethod guarded, @Nullable Object target,
         Object[] args) {
       super(source);
-      this.weir = weir;
-      this.observer = observer;
+      this.bound = bound;
       this.guarded = guarded;
+      this.target = target;
       this.args = args;
     }
 
     @Override
     public void subscribe(CoreSubscriber<? super T> actual) {
-      subscribeGuarded(source, weir, observer, guarded, args, actual, false);
+      subscribeGuarded(source, bound, guarded, target, args, actual, false);
     }
   }
 
   /**
-   * Passes every signal through unchanged, and closes the subscription's entry exactly once
-   * ({@link Entry#close()} and {@link Entry#cancel()} are idempotent together, whichever thread
-   * signals): before passing on a complete or an error (recorded first when traced), a
-   * {@code Mono}'s value, or a cancel. A cancel after a {@code Flux}'s first value closes the entry
-   * (the resource answered: {@code take(n)} ends a stream this way); a cancel before any value (a
-   * disposed subscription, a {@code timeout} downstream) cancels it: nothing is known of the call.
+   * The one object of a subscription: the subscriber of the method's publisher and the subscription
+   * that the downstream subscriber sees. Passes every signal through unchanged, and closes the
+   * subscription's entry exactly once ({@link Entry#close()} and {@link Entry#cancel()} are
+   * idempotent together, whichever thread signals): before passing on a complete or an error
+   * (recorded first when traced), a {@code Mono}'s value, or a cancel. A cancel after a {@code Flux}'s
+   * first value closes the entry (the resource answered: {@code take(n)} ends a stream this way); a
+   * cancel before any value (a disposed subscription, a {@code timeout} downstream) cancels it:
+   * nothing is known of the call. A method with handlers has a {@link HandledSubscriber} instead.
    */
-  static final class GuardedSubscriber<T> implements CoreSubscriber<T>, Subscription {
-    private final CoreSubscriber<? super T> actual;
-    private final Entry entry;
-    private final GuardedMethod guarded;
-    private final boolean closeOnValue;
-    private @Nullable Subscription upstream;
+  static class GuardedSubscriber<T> implements CoreSubscriber<T>, Subscription {
+    final CoreSubscriber<? super T> actual;
+    final Entry entry;
+    final GuardedMethod guarded;
+    final boolean closeOnValue;
+    @Nullable Subscription upstream;
     /** A value was passed on; read by a cancel, which may come from another thread. */
     private volatile boolean answered;
 
@@ -203,12 +231,12 @@ final class ReactorCalls {
     }
 
     @Override
-    public Context currentContext() {
+    public final Context currentContext() {
       return actual.currentContext();
     }
 
     @Override
-    public void onSubscribe(Subscription subscription) {
+    public final void onSubscribe(Subscription subscription) {
       if (Operators.validate(upstream, subscription)) {
         upstream = subscription;
         actual.onSubscribe(this);
@@ -227,15 +255,20 @@ final class ReactorCalls {
 
     @Override
     public void onError(Throwable failure) {
+      closeFailed(failure);
+      actual.onError(failure);
+    }
+
+    /** Closes the entry of a call that ended with {@code failure}, recorded first when traced. */
+    final void closeFailed(Throwable failure) {
       if (guarded.traces(failure)) {
         entry.recordError(failure);
       }
       entry.close();
-      actual.onError(failure);
     }
 
     @Override
-    public void onComplete() {
+    public final void onComplete() {
       entry.close();
       actual.onComplete();
     }
@@ -262,6 +295,141 @@ final class ReactorCalls {
           entry.cancel();
         }
       }
+    }
+  }
+
+  /**
+   * The guarding subscriber of a method with handlers: an error goes to them after the entry is
+   * closed, and the downstream subscriber then receives what they answer (a {@link Fallback}
+   * subscribed to it) in place of the error, with the demand it has left.
+   */
+  static final class HandledSubscriber<T> extends GuardedSubscriber<T> {
+
+    /*
+     * Demand across the switch to the handlers' answer. The downstream may request from any thread
+     * while the error's thread switches, once. requested is the downstream's demand so far (capped
+     * at Long.MAX_VALUE) while the method's publisher serves it, and SWITCHED once the answer does.
+     * A request either adds to it by a CAS and then asks the method's publisher (a request that
+     * lands after that publisher ended is ignored there, and its amount is in what the switch reads),
+     * or finds SWITCHED and asks the answer's subscription, which was published before SWITCHED was
+     * set. The switch sets SWITCHED with one getAndSet and asks the answer for what was requested less
+     * what was delivered: no demand is lost and none is asked twice. A cancel and the switch each
+     * write their own field before reading the other's, so at least one of them cancels the answer.
+     */
+    private static final long SWITCHED = Long.MIN_VALUE;
+    @SuppressWarnings("rawtypes")
+    private static final AtomicLongFieldUpdater<HandledSubscriber> REQUESTED =
+        AtomicLongFieldUpdater.newUpdater(HandledSubscriber.class, "requested");
+
+    private final @Nullable Object target;
+    private final Object[] args;
+    private volatile long requested;
+    /** Values passed on from the method's publisher; written and read by its signals only. */
+    private long produced;
+    /** The subscription of the handlers' answer, once an error was answered. */
+    private volatile @Nullable Subscription fallback;
+    private volatile boolean cancelled;
+
+    HandledSubscriber(CoreSubscriber<? super T> actual, Entry entry, GuardedMethod guarded, boolean closeOnValue,
+        @Nullable Object target, Object[] args) {
+      super(actual, entry, guarded, closeOnValue);
+      this.target = target;
+      this.args = args;
+    }
+
+    @Override
+    public void onNext(T value) {
+      produced++;
+      super.onNext(value);
+    }
+
+    @Override
+    public void onError(Throwable failure) {
+      closeFailed(failure);
+      if (!cancelled) {
+        ReactorCalls.<T>uncheckedAnswer(handled(guarded, target, args, failure, closeOnValue))
+            .subscribe(new Fallback<T>(this));
+      }
+    }
+
+    @Override
+    public void request(long n) {
+      if (n > 0) {
+        for (;;) {
+          long current = requested;
+          if (current == SWITCHED) {
+            Subscription answer = fallback;
+            if (answer != null) {
+              answer.request(n);
+            }
+            return;
+          }
+          long next = current + n < 0 ? Long.MAX_VALUE : current + n;
+          if (REQUESTED.compareAndSet(this, current, next)) {
+            break;
+          }
+        }
+      }
+      super.request(n);
+    }
+
+    /** The handlers' answer subscribed: it serves what the downstream requested and was not delivered. */
+    void switchTo(Subscription answer) {
+      fallback = answer;
+      if (cancelled) {
+        answer.cancel();
+        return;
+      }
+      long demand = REQUESTED.getAndSet(this, SWITCHED);
+      long left = demand == Long.MAX_VALUE ? Long.MAX_VALUE : demand - produced;
+      if (left > 0) {
+        answer.request(left);
+      }
+    }
+
+    @Override
+    public void cancel() {
+      cancelled = true;
+      Subscription answer = fallback;
+      if (answer != null) {
+        answer.cancel(); // the entry was closed at the error
+        return;
+      }
+      super.cancel();
+    }
+  }
+
+  /** Subscribed to the handlers' answer to an error: passes its signals on to the downstream subscriber. */
+  static final class Fallback<T> implements CoreSubscriber<T> {
+    private final HandledSubscriber<T> parent;
+
+    Fallback(HandledSubscriber<T> parent) {
+      this.parent = parent;
+    }
+
+    @Override
+    public Context currentContext() {
+      return parent.actual.currentContext();
+    }
+
+    @Override
+    public void onSubscribe(Subscription subscription) {
+      parent.switchTo(subscription);
+    }
+
+    @Override
+    public void onNext(T value) {
+      parent.actual.onNext(value);
+    }
+
+    @Override
+    public void onError(Throwable failure) {
+      parent.actual.onError(failure);
+    }
+
+    @Override
+    public void onComplete() {
+      parent.actual.onComplete();
     }
   }
 }

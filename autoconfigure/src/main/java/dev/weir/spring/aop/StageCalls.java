@@ -2,6 +2,7 @@ package dev.weir.spring.aop;
 
 import dev.weir.BlockException;
 import dev.weir.Entry;
+import dev.weir.Resource;
 import dev.weir.Weir;
 import dev.weir.spring.observation.RefusalObserver;
 import dev.weir.spring.web.CriticalityClaim;
@@ -31,12 +32,11 @@ final class StageCalls {
   private StageCalls() {
   }
 
-  static @Nullable Object invoke(Weir weir, Supplier<RefusalObserver> observer, GuardedMethod guarded,
+  static @Nullable Object invoke(Resource resource, Supplier<RefusalObserver> observer, GuardedMethod guarded,
       MethodInvocation invocation, @Nullable Object target, Object[] args) throws Throwable {
     Entry entry;
     try {
-      entry = weir.asyncEntry(guarded.resource, guarded.entryType, guarded.permits,
-          CriticalityClaim.bound(guarded.criticality), args);
+      entry = resource.asyncEntry(guarded.entryType, guarded.permits, CriticalityClaim.bound(guarded.criticality), args);
     } catch (BlockException block) {
       observer.get().refused(block);
       CompletableFuture<Object> result = new CompletableFuture<>();

@@ -4,6 +4,7 @@ import dev.weir.BlockException;
 import dev.weir.Entry;
 import dev.weir.EntryType;
 import dev.weir.FlowException;
+import dev.weir.Resource;
 import dev.weir.Weir;
 import dev.weir.spring.observation.RefusalObserver;
 import java.net.URI;
@@ -32,6 +33,8 @@ public final class ClientGuard {
 
   private final Weir weir;
   private final List<ClientRoute> routes;
+  /** One target for each route, by the route's index. */
+  private final Target[] targets;
   private final @Nullable UpstreamPauses pauses;
   private final RefusalObserver observer;
   private final LongSupplier wallClock;
@@ -50,14 +53,48 @@ public final class ClientGuard {
       LongSupplier wallClock) {
     this.weir = weir;
     this.routes = List.copyOf(routes);
+    this.targets = new Target[this.routes.size()];
+    for (int i = 0; i < targets.length; i++) {
+      targets[i] = new Target(this.routes.get(i));
+    }
     this.pauses = pauses;
     this.observer = observer;
     this.wallClock = wallClock;
   }
 
-  /** Returns the route that guards a request of {@code method} (upper case) to {@code uri}, or null. */
-  @Nullable ClientRoute route(URI uri, String method) {
-    return ClientRoute.first(routes, uri, method);
+  /** Returns the target of the route that guards a request of {@code method} (upper case) to {@code uri}, or null. */
+  @Nullable Target route(URI uri, String method) {
+    int at = ClientRoute.indexOfFirst(routes, uri, method);
+    return at < 0 ? null : targets[at];
+  }
+
+  /**
+   * A route and the engine's handle on its resource, resolved on the route's first request (so that
+   * a route no request matched creates no resource) and kept. Written without synchronisation: two
+   * first requests may both resolve one, handles of the same resource, and a handle is immutable, so
+   * any thread that reads one sees it whole.
+   */
+  static final class Target {
+    final ClientRoute route;
+    private @Nullable Resource handle;
+
+    Target(ClientRoute route) {
+      this.route = route;
+    }
+
+    /** The route's resource name. */
+    String resource() {
+      return route.resource();
+    }
+
+    Resource handle(Weir weir) {
+      Resource known = handle;
+      if (known == null) {
+        known = weir.resource(route.resource());
+        handle = known;
+      }
+      return known;
+    }
   }
 
   /**
@@ -65,14 +102,14 @@ public final class ClientGuard {
    *
    * @throws BlockException when a rule (or a pause) refuses it
    */
-  Entry enter(ClientRoute route, OutgoingRequestView request) {
+  Entry enter(Target route, OutgoingRequestView request) {
     if (pauses != null && !pauses.slotInstalled()) { // an engine of the application's own: refused here
       FlowException paused = pauses.refusal(route.resource());
       if (paused != null) {
         throw paused;
       }
     }
-    return weir.asyncEntry(route.resource(), EntryType.OUT, 1, request, null);
+    return route.handle(weir).asyncEntry(EntryType.OUT, 1, request, null);
   }
 
   /** The engine. */
@@ -89,7 +126,7 @@ public final class ClientGuard {
    * Takes in an answer of the call: a status of 500 or more marks it failed, and with honour-upstream
    * an answer that asks for a pause pauses the route's resource.
    */
-  void answered(ClientRoute route, Entry entry, int status, HttpHeaders headers) {
+  void answered(Target route, Entry entry, int status, HttpHeaders headers) {
     if (status >= 500) {
       entry.recordError(new ServerErrorStatus(route.resource(), status));
     }

@@ -146,8 +146,17 @@ public record ClientRoute(String resource, String scheme, String host, int port,
 
   /** Returns the first of {@code routes} that matches a request of {@code method} to {@code uri}, or null. */
   public static @Nullable ClientRoute first(List<ClientRoute> routes, URI uri, String method) {
+    int at = indexOfFirst(routes, uri, method);
+    return at < 0 ? null : routes.get(at);
+  }
+
+  /**
+   * Returns the index of the first of {@code routes} that matches a request of {@code method} to
+   * {@code uri}, or -1: for a guard that keeps something per route beside the list.
+   */
+  public static int indexOfFirst(List<ClientRoute> routes, URI uri, String method) {
     if (routes.isEmpty()) {
-      return null;
+      return -1;
     }
     String scheme = uri.getScheme();
     String host = uri.getHost();
@@ -157,21 +166,22 @@ public record ClientRoute(String resource, String scheme, String host, int port,
       // the clients send to it all the same. Read both from the raw authority, less user information.
       String authority = uri.getRawAuthority();
       if (authority == null) {
-        return null;
+        return -1;
       }
       authority = authority.substring(authority.lastIndexOf('@') + 1);
       int colon = authority.lastIndexOf(':');
       host = colon < 0 ? authority : authority.substring(0, colon);
       port = colon < 0 ? -1 : requestPort(authority.substring(colon + 1));
       if (port == INVALID_PORT) {
-        return null;
+        return -1;
       }
     }
     if (scheme == null || host.isEmpty()) {
-      return null;
+      return -1;
     }
     PathContainer path = null;
-    for (ClientRoute route : routes) {
+    for (int i = 0, size = routes.size(); i < size; i++) {
+      ClientRoute route = routes.get(i);
       if (route.scheme.equalsIgnoreCase(scheme) && route.sameHost(host)
           && route.port == (port < 0 ? defaultPort(route.scheme) : port)
           && (route.methods.isEmpty() || route.methods.contains(method))) {
@@ -180,10 +190,10 @@ public record ClientRoute(String resource, String scheme, String host, int port,
           path = PathContainer.parsePath(raw == null || raw.isEmpty() ? "/" : raw);
         }
         if (route.pattern.matches(path)) {
-          return route;
+          return i;
         }
       }
     }
-    return null;
+    return -1;
   }
 }

@@ -36,7 +36,7 @@ public final class WeirClientHttpRequestInterceptor implements ClientHttpRequest
   public ClientHttpResponse intercept(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
       throws IOException {
     String method = request.getMethod().name();
-    ClientRoute route = guard.route(request.getURI(), method);
+    ClientGuard.Target route = guard.route(request.getURI(), method);
     if (route == null) {
       return execution.execute(request, body);
     }

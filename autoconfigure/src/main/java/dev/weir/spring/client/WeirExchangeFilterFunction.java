@@ -38,7 +38,7 @@ public final class WeirExchangeFilterFunction implements ExchangeFilterFunction 
   @Override
   public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
     String method = request.method().name();
-    ClientRoute route = guard.route(request.url(), method);
+    ClientGuard.Target route = guard.route(request.url(), method);
     if (route == null) {
       return next.exchange(request);
     }
@@ -88,7 +88,7 @@ public final class WeirExchangeFilterFunction implements ExchangeFilterFunction 
   }
 
   /** The response, with a body whose end ends the call. */
-  private ClientResponse guarded(ClientResponse response, ClientRoute route, Entry entry) {
+  private ClientResponse guarded(ClientResponse response, ClientGuard.Target route, Entry entry) {
     try {
       guard.answered(route, entry, response.statusCode().value(), response.headers().asHttpHeaders());
     } catch (RuntimeException | Error failed) {

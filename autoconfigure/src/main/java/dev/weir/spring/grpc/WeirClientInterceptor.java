@@ -3,6 +3,7 @@ package dev.weir.spring.grpc;
 import dev.weir.BlockException;
 import dev.weir.Entry;
 import dev.weir.EntryType;
+import dev.weir.Resource;
 import dev.weir.Weir;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
@@ -42,7 +43,7 @@ public final class WeirClientInterceptor implements ClientInterceptor {
   public static final String RESOURCE_PREFIX = "grpc-client:";
 
   private final Weir weir;
-  private final ResourceNames names = new ResourceNames(RESOURCE_PREFIX);
+  private final ResourceNames names;
 
   /**
    * Creates the interceptor.
@@ -51,12 +52,13 @@ public final class WeirClientInterceptor implements ClientInterceptor {
    */
   public WeirClientInterceptor(Weir weir) {
     this.weir = Objects.requireNonNull(weir, "weir");
+    this.names = new ResourceNames(weir, RESOURCE_PREFIX);
   }
 
   @Override
   public <ReqT, RespT> ClientCall<ReqT, RespT> interceptCall(MethodDescriptor<ReqT, RespT> method,
       CallOptions callOptions, Channel next) {
-    return new GuardedCall<>(next.newCall(method, callOptions), weir, names.of(method), deadline(callOptions));
+    return new GuardedCall<>(next.newCall(method, callOptions), names.of(method), deadline(callOptions));
   }
 
   /** The call's effective deadline: its own or the current gRPC context's, whichever is sooner. */
@@ -72,15 +74,13 @@ public final class WeirClientInterceptor implements ClientInterceptor {
   /** A call that asks Weir when it starts; refused, it is closed without being sent. */
   private static final class GuardedCall<ReqT, RespT> extends ForwardingClientCall.SimpleForwardingClientCall<ReqT, RespT> {
 
-    private final Weir weir;
-    private final String resource;
+    private final Resource resource;
     private final @Nullable Deadline deadline;
     private volatile boolean refused;
     private volatile @Nullable Entry entry;
 
-    GuardedCall(ClientCall<ReqT, RespT> call, Weir weir, String resource, @Nullable Deadline deadline) {
+    GuardedCall(ClientCall<ReqT, RespT> call, Resource resource, @Nullable Deadline deadline) {
       super(call);
-      this.weir = weir;
       this.resource = resource;
       this.deadline = deadline;
     }
@@ -89,7 +89,7 @@ public final class WeirClientInterceptor implements ClientInterceptor {
     public void start(Listener<RespT> listener, Metadata headers) {
       Entry admitted;
       try {
-        admitted = weir.asyncEntry(resource, EntryType.OUT, 1);
+        admitted = resource.asyncEntry(EntryType.OUT, 1, (Object[]) null);
       } catch (BlockException refusal) {
         refused = true;
         listener.onClose(GrpcRefusals.status(refusal), GrpcRefusals.trailers(refusal));

@@ -5,6 +5,7 @@ import dev.weir.ContextScope;
 import dev.weir.Criticality;
 import dev.weir.Entry;
 import dev.weir.EntryType;
+import dev.weir.Resource;
 import dev.weir.Weir;
 import dev.weir.spring.web.CriticalityClaim;
 import io.grpc.ForwardingServerCall;
@@ -55,7 +56,7 @@ public final class WeirServerInterceptor implements ServerInterceptor {
   private final Weir weir;
   private final Metadata.@Nullable Key<String> originKey;
   private final Metadata.@Nullable Key<String> criticalityKey;
-  private final ResourceNames names = new ResourceNames(RESOURCE_PREFIX);
+  private final ResourceNames names;
 
   /**
    * Creates the interceptor.
@@ -79,6 +80,7 @@ public final class WeirServerInterceptor implements ServerInterceptor {
    */
   public WeirServerInterceptor(Weir weir, @Nullable String originMetadata, @Nullable String criticalityMetadata) {
     this.weir = Objects.requireNonNull(weir, "weir");
+    this.names = new ResourceNames(weir, RESOURCE_PREFIX);
     this.originKey = key(originMetadata);
     this.criticalityKey = key(criticalityMetadata);
   }
@@ -90,12 +92,12 @@ public final class WeirServerInterceptor implements ServerInterceptor {
   @Override
   public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(ServerCall<ReqT, RespT> call, Metadata headers,
       ServerCallHandler<ReqT, RespT> next) {
-    String resource = names.of(call.getMethodDescriptor());
+    Resource resource = names.of(call.getMethodDescriptor());
     String origin = origin(headers);
     Criticality claim = claim(headers);
     Entry entry;
     try (ContextScope scope = weir.enterContext(CONTEXT_NAME, origin)) {
-      entry = weir.asyncEntry(resource, EntryType.IN, 1, CriticalityClaim.bound(Criticality.CRITICAL, claim), null);
+      entry = resource.asyncEntry(EntryType.IN, 1, CriticalityClaim.bound(Criticality.CRITICAL, claim), null);
     } catch (BlockException refused) {
       call.close(GrpcRefusals.status(refused), GrpcRefusals.trailers(refused));
       return new ServerCall.Listener<>() { };

@@ -42,12 +42,22 @@ public record Route(String resource, PathPattern pattern, Set<String> methods, M
   /** Returns the first of {@code routes} that matches the request, or null. */
   public static @Nullable Route first(List<Route> routes, PathContainer path, String method,
       UnaryOperator<@Nullable String> header) {
-    for (Route route : routes) {
-      if (route.matches(path, method, header)) {
-        return route;
+    int at = indexOfFirst(routes, path, method, header);
+    return at < 0 ? null : routes.get(at);
+  }
+
+  /**
+   * Returns the index of the first of {@code routes} that matches the request, or -1: for a filter
+   * that keeps something per route (the engine's handle on its resource) beside the list.
+   */
+  public static int indexOfFirst(List<Route> routes, PathContainer path, String method,
+      UnaryOperator<@Nullable String> header) {
+    for (int i = 0, size = routes.size(); i < size; i++) {
+      if (routes.get(i).matches(path, method, header)) {
+        return i;
       }
     }
-    return null;
+    return -1;
   }
 
   private boolean matches(PathContainer path, String method, UnaryOperator<@Nullable String> header) {

@@ -5,6 +5,7 @@ import dev.weir.Criticality;
 import dev.weir.Entry;
 import dev.weir.EntryType;
 import dev.weir.Quota;
+import dev.weir.Resource;
 import dev.weir.Weir;
 import dev.weir.spring.observation.RefusalObserver;
 import dev.weir.spring.reactive.ReactiveContext;
@@ -14,13 +15,17 @@ import dev.weir.spring.web.RequestView;
 import dev.weir.spring.web.Route;
 import java.security.Principal;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Subscription;
 import org.springframework.core.Ordered;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
+import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.SignalType;
+import reactor.core.publisher.Operators;
+import reactor.util.context.Context;
 
 /**
  * Guards the requests that a route of {@code weir.web.routes} matches (the first that does) as the
@@ -54,6 +59,13 @@ public final class WeirRouteWebFilter implements WebFilter, Ordered {
 
   private final Weir weir;
   private final List<Route> routes;
+  /**
+   * The engine's handle on each route's resource, by the route's index, resolved on the route's
+   * first request (so that a route no request matched creates no resource) and kept. Written
+   * without synchronisation: two first requests may both resolve one, handles of the same resource,
+   * and a handle is immutable, so any thread that reads one sees it whole.
+   */
+  private final Resource[] handles;
   private final boolean rateLimitHeaders;
   private final RefusalObserver observer;
 
@@ -80,68 +92,181 @@ public final class WeirRouteWebFilter implements WebFilter, Ordered {
     this.observer = observer;
     this.weir = weir;
     this.routes = List.copyOf(routes);
+    this.handles = new Resource[this.routes.size()];
     this.rateLimitHeaders = rateLimitHeaders;
   }
 
   @Override
   public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
     ServerHttpRequest request = exchange.getRequest();
-    Route route = Route.first(routes, request.getPath().pathWithinApplication(), request.getMethod().name(),
+    int at = Route.indexOfFirst(routes, request.getPath().pathWithinApplication(), request.getMethod().name(),
         name -> request.getHeaders().getFirst(name));
-    if (route == null) {
+    if (at < 0) {
       return chain.filter(exchange);
     }
+    Route route = routes.get(at);
+    Resource resource = handle(at, route);
     // getPrincipal() is the exchange's own Mono (Spring Security's context, when present): no blocking.
     return exchange.getPrincipal().mapNotNull(Principal::getName).cast(Object.class).defaultIfEmpty(NO_PRINCIPAL)
-        .flatMap(principal -> Mono.deferContextual(reactor -> {
-          Object[] args = {new ServerRequestView(request), principal == NO_PRINCIPAL ? null : principal};
-          ReactiveContext context = reactor.getOrDefault(ReactiveContext.class, null);
-          Criticality given = reactor.getOrDefault(Criticality.class, null);
-          Criticality criticality = given != null ? given
-              : CriticalityClaim.bound(Criticality.CRITICAL, reactor.getOrDefault(CriticalityClaim.class, null));
-          Entry entry;
-          try {
-            entry = context == null ? enter(route, args, criticality)
-                : given != null
-                    ? weir.callInContext(context.name(), context.origin(), given, () -> enter(route, args, given))
-                    : weir.callInContext(context.name(), context.origin(), () -> enter(route, args, criticality));
-          } catch (BlockException refused) {
-            observer.refused(refused, reactor.getOrDefault(RefusalObserver.OBSERVATION_KEY, null));
-            if (rateLimitHeaders) {
-              List<Quota> quotas = quotas(route, args, context);
-              RateLimitHeaders.write(quotas, exchange.getResponse().getHeaders()::set);
-              if (!quotas.isEmpty()) {
-                exchange.getAttributes().put(QUOTAS_WRITTEN, Boolean.TRUE);
-              }
-            }
-            return Mono.error(refused);
-          }
-          try {
-            if (rateLimitHeaders) {
-              RateLimitHeaders.write(quotas(route, args, context), exchange.getResponse().getHeaders()::set);
-            }
-            return chain.filter(exchange).doOnError(entry::recordError).doFinally(signal -> {
-              if (signal == SignalType.CANCEL) {
-                entry.cancel(); // the client went away before the answer: no outcome
-              } else {
-                entry.close();
-              }
-            });
-          } catch (RuntimeException | Error failed) {
-            entry.recordError(failed);
-            entry.close();
-            throw failed;
-          }
-        }));
+        .flatMap(principal -> new RouteCall(this, exchange, chain, route, resource,
+            principal == NO_PRINCIPAL ? null : principal));
   }
 
-  private Entry enter(Route route, Object[] args, Criticality criticality) {
-    return weir.asyncEntry(route.resource(), EntryType.IN, route.permits(), criticality, args);
+  /**
+   * The rest of the chain for one request of a route, guarded: each subscription takes the route's
+   * entry (in the context its Reactor context gives) and, admitted, subscribes one {@link RouteEnd}
+   * to the rest of the chain; refused, it writes the headers and signals the refusal.
+   */
+  private static final class RouteCall extends Mono<Void> {
+    private final WeirRouteWebFilter filter;
+    private final ServerWebExchange exchange;
+    private final WebFilterChain chain;
+    private final Route route;
+    private final Resource resource;
+    private final @Nullable Object principal;
+
+    RouteCall(WeirRouteWebFilter filter, ServerWebExchange exchange, WebFilterChain chain, Route route,
+        Resource resource, @Nullable Object principal) {
+      this.filter = filter;
+      this.exchange = exchange;
+      this.chain = chain;
+      this.route = route;
+      this.resource = resource;
+      this.principal = principal;
+    }
+
+    @Override
+    public void subscribe(CoreSubscriber<? super Void> actual) {
+      Context reactor = actual.currentContext();
+      Object[] args = {new ServerRequestView(exchange.getRequest()), principal};
+      ReactiveContext context = reactor.getOrDefault(ReactiveContext.class, null);
+      Criticality given = reactor.getOrDefault(Criticality.class, null);
+      Criticality criticality = given != null ? given
+          : CriticalityClaim.bound(Criticality.CRITICAL, reactor.getOrDefault(CriticalityClaim.class, null));
+      Weir weir = filter.weir;
+      Entry entry;
+      try {
+        entry = context == null ? enter(resource, route, args, criticality)
+            : given != null
+                ? weir.callInContext(context.name(), context.origin(), given, () -> enter(resource, route, args, given))
+                : weir.callInContext(context.name(), context.origin(), () -> enter(resource, route, args, criticality));
+      } catch (BlockException refused) {
+        filter.observer.refused(refused, reactor.getOrDefault(RefusalObserver.OBSERVATION_KEY, null));
+        if (filter.rateLimitHeaders) {
+          List<Quota> quotas = filter.quotas(resource, args, context);
+          RateLimitHeaders.write(quotas, exchange.getResponse().getHeaders()::set);
+          if (!quotas.isEmpty()) {
+            exchange.getAttributes().put(QUOTAS_WRITTEN, Boolean.TRUE);
+          }
+        }
+        Operators.error(actual, refused);
+        return;
+      } catch (RuntimeException | Error failed) { // a slot's failure
+        Operators.error(actual, failed);
+        return;
+      }
+      Mono<Void> rest;
+      try {
+        if (filter.rateLimitHeaders) {
+          RateLimitHeaders.write(filter.quotas(resource, args, context), exchange.getResponse().getHeaders()::set);
+        }
+        rest = chain.filter(exchange);
+      } catch (RuntimeException | Error failed) {
+        entry.recordError(failed);
+        entry.close();
+        Operators.error(actual, failed);
+        return;
+      }
+      rest.subscribe(new RouteEnd(actual, entry));
+    }
   }
 
-  private List<Quota> quotas(Route route, Object[] args, ReactiveContext context) {
-    return context == null ? weir.quotas(route.resource(), args)
-        : weir.callInContext(context.name(), context.origin(), () -> weir.quotas(route.resource(), args));
+  /**
+   * The one subscriber of the rest of the chain, and the subscription its subscriber sees: passes
+   * every signal on, and ends the route's call first, exactly once ({@link Entry#close()} and
+   * {@link Entry#cancel()} are idempotent together): an error is recorded and closes it, a completion
+   * closes it, a cancel (the client went away before the answer) cancels it, with no outcome. The
+   * call ends before the signal goes on, so a client that has the answer finds the permit back.
+   */
+  private static final class RouteEnd implements CoreSubscriber<Void>, Subscription {
+    private final CoreSubscriber<? super Void> actual;
+    private final Entry entry;
+    private @Nullable Subscription upstream;
+
+    RouteEnd(CoreSubscriber<? super Void> actual, Entry entry) {
+      this.actual = actual;
+      this.entry = entry;
+    }
+
+    @Override
+    public Context currentContext() {
+      return actual.currentContext();
+    }
+
+    @Override
+    public void onSubscribe(Subscription subscription) {
+      if (Operators.validate(upstream, subscription)) {
+        upstream = subscription;
+        actual.onSubscribe(this);
+      }
+    }
+
+    @Override
+    public void onNext(Void value) {
+      actual.onNext(value);
+    }
+
+    @Override
+    public void onError(Throwable failure) {
+      entry.recordError(failure);
+      entry.close();
+      actual.onError(failure);
+    }
+
+    @Override
+    public void onComplete() {
+      entry.close();
+      actual.onComplete();
+    }
+
+    @Override
+    public void request(long n) {
+      Subscription subscription = upstream;
+      if (subscription != null) {
+        subscription.request(n);
+      }
+    }
+
+    @Override
+    public void cancel() {
+      Subscription subscription = upstream;
+      try {
+        if (subscription != null) {
+          subscription.cancel();
+        }
+      } finally {
+        entry.cancel(); // no outcome; nothing when the call ended already
+      }
+    }
+  }
+
+  /** The handle on the resource of route {@code at}, resolved on its first request. */
+  private Resource handle(int at, Route route) {
+    Resource handle = handles[at];
+    if (handle == null) {
+      handle = weir.resource(route.resource());
+      handles[at] = handle;
+    }
+    return handle;
+  }
+
+  private static Entry enter(Resource resource, Route route, Object[] args, Criticality criticality) {
+    return resource.asyncEntry(EntryType.IN, route.permits(), criticality, args);
+  }
+
+  private List<Quota> quotas(Resource resource, Object[] args, ReactiveContext context) {
+    return context == null ? resource.quotas(args)
+        : weir.callInContext(context.name(), context.origin(), () -> resource.quotas(args));
   }
 
   @Override

@@ -5,6 +5,7 @@ import dev.weir.Criticality;
 import dev.weir.Entry;
 import dev.weir.EntryType;
 import dev.weir.Quota;
+import dev.weir.Resource;
 import dev.weir.Weir;
 import dev.weir.spring.observation.RefusalObserver;
 import dev.weir.spring.web.CriticalityClaim;
@@ -51,6 +52,13 @@ public final class WeirRouteFilter extends OncePerRequestFilter {
 
   private final Weir weir;
   private final List<Route> routes;
+  /**
+   * The engine's handle on each route's resource, by the route's index, resolved on the route's
+   * first request (so that a route no request matched creates no resource) and kept. Written
+   * without synchronisation: two first requests may both resolve one, handles of the same resource,
+   * and a handle is immutable, so any thread that reads one sees it whole.
+   */
+  private final Resource[] handles;
   private final BlockResponseFactory responses;
   private final Supplier<List<HttpMessageConverter<?>>> converters;
   private final boolean rateLimitHeaders;
@@ -85,6 +93,7 @@ public final class WeirRouteFilter extends OncePerRequestFilter {
     this.observer = observer;
     this.weir = weir;
     this.routes = List.copyOf(routes);
+    this.handles = new Resource[this.routes.size()];
     this.responses = responses;
     this.converters = converters;
     this.rateLimitHeaders = rateLimitHeaders;
@@ -93,28 +102,29 @@ public final class WeirRouteFilter extends OncePerRequestFilter {
   @Override
   protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws ServletException, IOException {
-    Route route = Route.first(routes,
+    int at = Route.indexOfFirst(routes,
         RequestPath.parse(request.getRequestURI(), request.getContextPath()).pathWithinApplication(),
         request.getMethod(), request::getHeader);
-    if (route == null) {
+    if (at < 0) {
       chain.doFilter(request, response);
       return;
     }
+    Route route = routes.get(at);
+    Resource resource = handle(at, route);
     Principal principal = request.getUserPrincipal();
     Object[] args = {new ServletRequestView(request), principal == null ? null : principal.getName()};
     Entry entry;
     try {
-      entry = weir.asyncEntry(route.resource(), EntryType.IN, route.permits(),
-          CriticalityClaim.bound(Criticality.CRITICAL), args);
+      entry = resource.asyncEntry(EntryType.IN, route.permits(), CriticalityClaim.bound(Criticality.CRITICAL), args);
     } catch (BlockException refused) {
       observer.refused(refused);
-      answer(refused, route, args, request, response);
+      answer(refused, resource, args, request, response);
       return;
     }
     boolean completesLater = false;
     try {
       if (rateLimitHeaders) {
-        RateLimitHeaders.write(weir.quotas(route.resource(), args), response::setHeader);
+        RateLimitHeaders.write(resource.quotas(args), response::setHeader);
       }
       chain.doFilter(request, response);
       Throwable handled = failure(request);
@@ -135,10 +145,20 @@ public final class WeirRouteFilter extends OncePerRequestFilter {
     }
   }
 
-  private void answer(BlockException refused, Route route, Object[] args, HttpServletRequest request,
+  /** The handle on the resource of route {@code at}, resolved on its first request. */
+  private Resource handle(int at, Route route) {
+    Resource handle = handles[at];
+    if (handle == null) {
+      handle = weir.resource(route.resource());
+      handles[at] = handle;
+    }
+    return handle;
+  }
+
+  private void answer(BlockException refused, Resource resource, Object[] args, HttpServletRequest request,
       HttpServletResponse response) throws IOException {
     // the quotas of every rate rule of the route when its limiters keep some, else the refusing rule's
-    List<Quota> quotas = rateLimitHeaders ? weir.quotas(route.resource(), args) : List.of();
+    List<Quota> quotas = rateLimitHeaders ? resource.quotas(args) : List.of();
     RateLimitHeaders.write(quotas, response::setHeader);
     BlockAnswers.write(responses.create(refused, request), response, converters,
         rateLimitHeaders && quotas.isEmpty() ? refused : null);

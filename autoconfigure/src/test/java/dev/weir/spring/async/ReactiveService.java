@@ -70,4 +70,22 @@ class ReactiveService {
   Flux<String> fluxFallback(Supplier<Flux<String>> work, Throwable failure) {
     return Flux.just("fallback", failure.getMessage());
   }
+
+  @RateLimited(value = "flux.switch", fallback = "switchFallback")
+  public Flux<Long> switching(Supplier<Flux<Long>> work) {
+    return work.get();
+  }
+
+  Flux<Long> switchFallback(Supplier<Flux<Long>> work, Throwable failure) {
+    return Flux.just(100L, 101L, 102L, 103L, 104L);
+  }
+
+  @RateLimited(value = "mono.throwing.handler", fallback = "throwingFallback")
+  public Mono<String> throwingHandler(Supplier<Mono<String>> work) {
+    return work.get();
+  }
+
+  Mono<String> throwingFallback(Supplier<Mono<String>> work, Throwable failure) {
+    throw new IllegalArgumentException("the handler failed on " + failure.getMessage());
+  }
 }

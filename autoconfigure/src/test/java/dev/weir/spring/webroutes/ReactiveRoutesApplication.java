@@ -37,6 +37,11 @@ class ReactiveRoutesApplication {
       return Mono.just("item");
     }
 
+    @GetMapping("/rx/serial/ping")
+    Mono<String> serial() {
+      return Mono.just("pong");
+    }
+
     @GetMapping("/rx/api/ping")
     Mono<String> ping() {
       return Mono.just("pong");

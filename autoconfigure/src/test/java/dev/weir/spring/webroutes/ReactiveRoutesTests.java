@@ -106,4 +106,19 @@ class ReactiveRoutesTests {
     assertThat(weir.statistics("rx.api").activeCalls()).isZero();
     ticker.advance(Duration.ofSeconds(30));
   }
+
+  @Test
+  void aRequestsCallEndsBeforeItsAnswerReachesTheClient() throws Exception {
+    // one request at a time (a threads limit of 1), each made after the last one's answer arrived:
+    // none may find the last one's call still in flight
+    int requests = 300;
+    int refused = 0;
+    for (int i = 0; i < requests; i++) {
+      if (LocalHttp.get(port, "/rx/serial/ping").statusCode() != 200) {
+        refused++;
+      }
+    }
+    assertThat(refused).as("requests of %d refused though the one before had its answer", requests).isZero();
+    assertThat(weir.statistics("rx.serial").totalPassed()).isEqualTo(requests);
+  }
 }
