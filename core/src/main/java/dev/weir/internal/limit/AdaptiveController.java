@@ -27,7 +27,7 @@ final class AdaptiveController {
   static final long DRAIN_PERIOD_NANOS = 10_000_000_000L;
   /** A drain whose latency still falls after this many settling rounds is given up. */
   static final int MAX_SETTLE_ROUNDS = 4;
-  /** Rounds between a drain that found a lower latency and the next, deeper one. */
+  /** Rounds between a drain whose reading was a change, or one not yet believed, and the next one. */
   static final int ESCALATION_GAP_ROUNDS = 2;
   /** Rounds last at least this long, and at least {@link #ROUND_LATENCIES} baselines. */
   static final long MIN_ROUND_NANOS = 100_000_000L;
@@ -72,7 +72,7 @@ final class AdaptiveController {
 
   /** The limit, within the bounds of the rule that ran the last round. */
   double limit;
-  /** The no-load mean latency in nanoseconds; NaN until the first round. */
+  /** The no-load mean latency in nanoseconds; NaN until the second round (the first is not used). */
   double baseline = Double.NaN;
   /** The no-load samples the baseline pools, at most {@link #POOL_SAMPLES}. */
   double pooled;
