@@ -36,55 +36,86 @@ import java.util.concurrent.locks.ReentrantLock;
  * <h2>The update rule</h2>
  * <ul>
  *   <li><b>Bound round:</b> the next limit holds the calls inside at the knee estimate
- *       T = X B (1 + {@value AdaptiveController#HEADROOM}), keeping what lay between the limit and N
- *       (the reserves of higher criticalities, the gaps between a completion and the next
- *       admission): L' = T + max(0, L - N), and no less than L / 2 nor more than 2 L. Above the knee
- *       X is μ whatever L is, so T = μ B (1 + HEADROOM), the knee, in one step: after capacity halves,
- *       the round that sees the new throughput sets the new limit. Below it X = N / S, so
- *       T = N (1 + HEADROOM) B / S: the limit grows by HEADROOM per round until the knee, where
- *       throughput stops growing with it. A bound round whose R is within
- *       {@value AdaptiveController#GROW_BAND} of B saw no queue: the limit binds below the knee (or
- *       B is a little low, which would stall the Little target), so the limit grows by at least
- *       {@value AdaptiveController#GROWTH} of itself. One whose R is within
- *       {@value AdaptiveController#HOLD_BAND} of B does not cut it: that much is the noise of a
- *       round's mean, and a B a little low would otherwise cut the limit round after round.
+ *       T = X B (1 + {@value AdaptiveController#HEADROOM}), keeping what lay between the limit in
+ *       force and N (the reserves of higher criticalities, the gaps between a completion and the
+ *       next admission): L' = T + max(0, L - N), and no less than L / 2 nor more than 2 L. As a
+ *       gradient, with q = R / B: T = N (1 + HEADROOM) / q. Above the knee X is μ whatever L is, so
+ *       T = μ B (1 + HEADROOM), the knee, in one step: after capacity halves, the round that sees the
+ *       new throughput sets the new limit (a fast decrease needs no other rule). Below it X = N / S, so
+ *       T = N (1 + HEADROOM) B / S: a proportional increase by HEADROOM per round while the latency
+ *       stays at the baseline, until the knee, where throughput stops growing with it. A round whose
+ *       R is at most B, with the gradient smoothed over the bound rounds (weight
+ *       {@value AdaptiveController#GRADIENT_WEIGHT}) within half the headroom, saw no queue at all:
+ *       the limit grows by {@value AdaptiveController#GROWTH} of itself at least (a multiplicative
+ *       increase: a baseline a little low would stall the Little target). Until the first round
+ *       that is unbound or shows a queue, any R within {@value AdaptiveController#QUEUEING} of B
+ *       counts as none (a cold start grows by 10 % a round). There is no band in which the limit is
+ *       held: with one, the calls inside sit anywhere in it, and a growth band as wide as the
+ *       headroom grows the limit in every other round at the knee (the calls inside then sat 10-25 %
+ *       above it).
  *   <li><b>Unbound round:</b> the latency is the resource's own at the demand of the round. If R is
- *       within {@value AdaptiveController#QUEUEING} of B, B moves a quarter of the way to R (so B
- *       follows a resource that became faster or slower while not overloaded) and the limit is
- *       raised, never lowered, to twice the most calls seen inside: demand below capacity is never
- *       refused (a static limit at the knee refuses 2.7 % at 80 % load, by Erlang B; this one
- *       stays a factor two above the peaks of that load, plus the reserves of the criticalities
- *       above the lowest, so that the lowest one too is admitted up to twice the peak). If R is above, a queue grew below the
- *       limit: the limit is held at 1.25 times the most calls inside, which passes the demand of the
- *       round but is met by a queue that keeps growing, whose next round is then a bound one; and when
- *       R stays the same for two such rounds without a queue growing into the limit, the resource is
- *       slower rather than overloaded, and B moves to R.
+ *       within {@value AdaptiveController#QUEUEING} of B, it is a no-load reading (below) and the
+ *       limit is raised, never lowered, to twice the most calls seen inside: demand below capacity
+ *       is never refused (a static limit at the knee refuses 2.7 % at 80 % load, by Erlang B; this
+ *       one stays a factor two above the peaks of that load, plus the reserves of the criticalities
+ *       above the lowest, so that the lowest one too is admitted up to twice the peak). If R is
+ *       above, a queue grew below the limit: the limit is held at twice the most calls inside, which
+ *       passes the demand of the round but is met by a queue that keeps growing, whose next round is
+ *       then a bound one; and when R stays the same for two such rounds without a queue growing
+ *       into the limit, the resource is slower rather than overloaded, and B becomes R.
  * </ul>
  *
  * <h2>The baseline, and why it does not drift</h2>
  * Vegas re-learns its no-load latency from loaded samples and drifts upward (#165); Envoy measures its
  * minimum latency by pinning the concurrency to a few calls, which refuses traffic at any load, and
  * its baseline climbed under sustained load as samples of the previous epoch leaked in (#11579,
- * #38338). Here B is learned only from rounds where the limit did not bind (no limiter-made queue)
- * or from a <em>drain</em>, never from a bound round. A drain, begun when the limit has bound for
- * {@value AdaptiveController#DRAIN_PERIOD_NANOS} ns of engine time without a baseline sample, holds
- * the calls inside at X B (1 - depth) (depth {@value AdaptiveController#DRAIN_DEPTH} at first) for
- * two rounds: the first lets the calls admitted before it finish and is not used, the second's R is
- * measured with the calls inside below the estimated knee and becomes B. It costs no rejections
- * below capacity (a drain only follows bound rounds) and at most the depth of throughput for one
- * round above it, while the limit refuses the excess anyway. Why B converges: if B = S (1 + e), the
- * drain holds (1 - depth)(1 + e) K calls inside, so its R is S max(1, (1 - depth)(1 + e)): B falls by
- * at least a factor 1 - depth per drain until it is S, and each drain that finds a lower latency
- * doubles the next one's depth (up to {@value AdaptiveController#MAX_DRAIN_DEPTH}) two rounds
- * later, so a baseline learned under a long degradation is unlearned in a few seconds. If B is too
- * low, the drain's R is S, above B, and B rises, by {@value AdaptiveController#QUEUEING} per drain
- * at most: a drain whose round still held a queue (the capacity fell during it) must not teach B
- * the queue's latency, and a B too low gets there over a few drains. In between, a bound round can only hold the
- * calls inside at X B (1 + HEADROOM): with B fixed and the throughput at its peak there is nothing
- * that could creep. A B too low by more than the headroom would make bound rounds below the knee
- * shrink the limit round after round (T = N (1 + HEADROOM) B / S &lt; N); cuts of
- * {@value AdaptiveController#SUSPECT_CUT} over consecutive rounds that did not lower the latency
- * start a drain at once, which measures S and scales the limit back up.
+ * #38338). A minimum of latencies is no answer either: with a spread of service times it is a
+ * fraction of the mean, and reads a queue where there is none. Here B is the mean of
+ * <em>no-load readings</em> only, never of a bound round: the rounds where the limit did not bind
+ * and R showed no queue, and <em>drains</em>. A drain, begun when the limit has bound for
+ * {@value AdaptiveController#DRAIN_PERIOD_NANOS} ns of engine time without a reading, holds the
+ * calls inside at X B (1 - depth) (depth {@value AdaptiveController#DRAIN_DEPTH}) plus the gap of
+ * the limit <em>in force</em> (a drain on top of a limit raised by the same round stayed above the
+ * knee and read the queue: that, repeated, was how B climbed 10 % at a time and held the calls
+ * inside above the knee for good). Its rounds are half as long; the first lets the calls admitted
+ * before it finish, and while a round's R is still falling by more than
+ * {@value AdaptiveController#QUEUEING} a queue is still emptying and the drain settles on (up to
+ * {@value AdaptiveController#MAX_SETTLE_ROUNDS} rounds, then it gives up without a reading). The
+ * first flat round is the reading.
+ * <p>
+ * <b>Pooling.</b> A reading of n samples is pooled into B, weighted by n, over about the last
+ * {@value AdaptiveController#POOL_SAMPLES} samples, when it lies within
+ * {@value AdaptiveController#SHIFT_Z} standard errors of B (the error is sqrt(V / n), V the squared
+ * coefficient of variation of one latency, itself learned from the pooled readings, starting at
+ * {@value AdaptiveController#INITIAL_DISPERSION}), or within {@value AdaptiveController#MIN_SHIFT}
+ * of it. One reading of a round is a few percent off by chance (4 % for 200 calls of a
+ * coefficient of variation of 0.5); B pooled over a thousand is within 2 %, so that the knee estimate
+ * and the calls inside are too. A reading beyond the noise is a change only when the next one beyond
+ * it lies on the same side: B then becomes the nearer of the two, and rises by
+ * {@value AdaptiveController#QUEUEING} at most. The first round counts only the calls that finished
+ * within it, the short ones: it is not used; the second gives a provisional B that the first
+ * reading replaces whole.
+ * <p>
+ * <b>Why it converges, and why it cannot creep.</b> B moves only by readings taken with the calls
+ * inside below the knee estimate, where there is no queue if B is right. If B = S (1 + e) with
+ * e &lt; depth, the drain holds the calls inside below K and reads S, so pooled readings pull B to S;
+ * with e beyond the noise, two such readings move B to S at once, and a lower reading also doubles
+ * the next drain's depth (up to {@value AdaptiveController#MAX_DRAIN_DEPTH}), two rounds later, so
+ * that a B too high by more than the depth is unlearned in a few drains. If B is too low, a drain
+ * reads S, above B: pooled, or two readings raise it by QUEUEING; a B too low by more than the
+ * headroom makes the Little target shrink below the knee, round after round with the latency near
+ * B, and cuts of {@value AdaptiveController#SUSPECT_CUT} since the last limit as high (or the last
+ * fall of the latency) start a drain at once whose higher reading is believed at once. A queue can
+ * teach B nothing: bound rounds never reach it, a drain whose latency still falls is not read, and
+ * a single high reading (a drain begun as the capacity fell) is not believed. With B fixed and the
+ * throughput at its peak, a bound round sets the calls inside to μ B (1 + HEADROOM) whatever they
+ * were: nothing accumulates from one round to the next, so nothing can creep. Measured on the
+ * overload harness (driven time): after the capacity halves, the one-second means of the calls
+ * inside are within 10 % of the new knee from the first second; after it recovers, within two.
+ * <p>
+ * The drain costs no rejections below capacity (it only follows bound rounds) and, above it,
+ * {@value AdaptiveController#DRAIN_DEPTH} of throughput for two short rounds every
+ * {@value AdaptiveController#DRAIN_PERIOD_NANOS} ns, while the limit refuses the excess anyway.
  *
  * <h2>Bounds that hold, and why</h2>
  * <ul>

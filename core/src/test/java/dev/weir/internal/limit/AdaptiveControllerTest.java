@@ -18,9 +18,14 @@ class AdaptiveControllerTest {
 
   private long now = SECOND;
 
-  /** A controller whose baseline is 20 ms, learned from a first round, at limit {@code limit}. */
+  /**
+   * A controller whose baseline is 20 ms, at limit {@code limit}: the first round is not used (it
+   * counts only the calls that finished within it), the second gives a provisional baseline.
+   */
   private AdaptiveController controller(int limit) {
     AdaptiveController controller = new AdaptiveController(limit);
+    round(controller, 1000, 5 * MS, false, 10, 1, 1000);
+    assertThat(controller.baseline).as("nothing learned from the first round").isNaN();
     round(controller, 1000, 20 * MS, false, 10, 1, 1000);
     assertThat(controller.baseline).isEqualTo(20.0 * MS);
     assertThat(controller.limit).isEqualTo(limit);
@@ -38,28 +43,32 @@ class AdaptiveControllerTest {
   @Test
   void aBoundRoundWithAQueueHoldsTheCallsInsideAtTheKnee() {
     AdaptiveController controller = controller(50);
-    // X = 2000/s, R = 22.5 ms (q = 1.125: a queue): N = 45, knee X B = 40, target 42; the 5 between
-    // the limit and N stay: L' = 42 + 5.
+    // X = 2000/s, R = 22.5 ms (q = 1.125: a queue): N = 45, knee X B = 40, target 41.2; the 5
+    // between the limit and N stay: L' = 41.2 + 5.
     round(controller, 2000, 22_500_000L, true, 50, 1, 1000);
     assertThat(controller.knee).isCloseTo(40, within(1e-9));
-    assertThat(controller.limit).isCloseTo(47, within(1e-9));
+    assertThat(controller.limit).isCloseTo(46.2, within(1e-9));
     assertThat(controller.baseline).as("not learned from a bound round").isEqualTo(20.0 * MS);
   }
 
   @Test
   void aBoundRoundWithoutAQueueGrowsTheLimit() {
     AdaptiveController controller = controller(30);
-    // X = 1000/s, R = B: N = 20, knee 20, target 21 + (30 - 20) = 31; no queue: at least 30 * 1.1.
+    // X = 1000/s, R = B: N = 20, knee 20, target 20.6 + (30 - 20) = 30.6; no queue: at least 30 * 1.1.
     round(controller, 1000, 20 * MS, true, 30, 1, 1000);
     assertThat(controller.limit).isCloseTo(33, within(1e-9));
   }
 
   @Test
-  void aBoundRoundWithinTheNoiseOfTheBaselineHoldsTheLimit() {
+  void aBoundRoundAboveTheBaselineFollowsTheLittleTarget() {
     AdaptiveController controller = controller(30);
-    // R = 21.6 ms (q = 1.08): the Little target 21 + 8.4 = 29.4 would cut; within the hold band it does not.
+    // Unbound: the start is over; the limit rises to twice the peak plus the reserves, 2 x 10 + 16.
+    round(controller, 1000, 20 * MS, false, 10, 1, 1000);
+    assertThat(controller.limit).isEqualTo(36);
+    // R = 21.6 ms (q = 1.08): N = 21.6, knee 20, L' = 20.6 + (36 - 21.6) = 35: no band holds it (a
+    // band that holds the limit within the noise lets the calls inside sit anywhere in it).
     round(controller, 1000, 21_600_000L, true, 30, 1, 1000);
-    assertThat(controller.limit).isEqualTo(30);
+    assertThat(controller.limit).isCloseTo(35, within(1e-9));
   }
 
   @Test
@@ -69,7 +78,10 @@ class AdaptiveControllerTest {
     // estimate (the starting limit before any bound round), ceil(30 * 0.25) = 8: 2 x 25 + 16.
     round(controller, 1000, 22 * MS, false, 25, 1, 1000);
     assertThat(controller.limit).isEqualTo(66);
-    assertThat(controller.baseline).as("a quarter of the way to R").isEqualTo(20.5 * MS);
+    assertThat(controller.baseline).as("one reading beyond the noise is not believed").isEqualTo(20.0 * MS);
+    round(controller, 1000, 21 * MS, false, 25, 1, 1000);
+    assertThat(controller.baseline).as("within the noise: pooled, into a provisional baseline that weighs nothing")
+        .isCloseTo(21.0 * MS, within(1.0));
     round(controller, 1000, 20 * MS, false, 25, 1, 40);
     assertThat(controller.limit).as("within max-limit").isEqualTo(40);
   }
@@ -85,11 +97,11 @@ class AdaptiveControllerTest {
     assertThat(falling.draining()).isFalse();
     assertThat(falling.limit).isEqualTo(50);
     AdaptiveController collapsing = controller(100);
-    // Knee 10, N 100: the Little target 10.5 is cut to L / 2; a cut of more than 15 % whose latency
-    // did not fall starts a drain at once, at the knee estimate less its depth: 9.5.
+    // Knee 10, N 100: the Little target 10.3 is cut to L / 2; a cut of more than 15 % whose latency
+    // did not fall starts a drain at once, at the knee estimate less its depth: 8.5.
     round(collapsing, 500, 200 * MS, true, 100, 1, 1000);
     assertThat(collapsing.draining()).isTrue();
-    assertThat(collapsing.limit).isCloseTo(9.5, within(1e-9));
+    assertThat(collapsing.limit).isCloseTo(8.5, within(1e-9));
   }
 
   @Test
@@ -105,7 +117,7 @@ class AdaptiveControllerTest {
   }
 
   @Test
-  void aDrainThatFindsAHigherLatencyRaisesTheBaselineByTenPercentAtMost() {
+  void aDrainThatFindsAHigherLatencyIsBelievedOnlyWhenTheNextOneConfirmsItAndByTenPercentAtMost() {
     AdaptiveController controller = controller(60);
     // Bound rounds for 10 s of engine time: the baseline is measured again (a drain).
     while (!controller.draining()) {
@@ -114,6 +126,27 @@ class AdaptiveControllerTest {
     round(controller, 1000, 200 * MS, true, 40, 1, 1000); // settling: not used
     round(controller, 1000, 200 * MS, true, 40, 1, 1000); // measured: a queue left over
     assertThat(controller.draining()).isFalse();
-    assertThat(controller.baseline).isCloseTo(22.0 * MS, within(1.0));
+    assertThat(controller.baseline).as("one drain's word").isEqualTo(20.0 * MS);
+    while (!controller.draining()) { // the next drain comes two rounds later
+      round(controller, 2000, 30 * MS, true, 60, 1, 1000);
+    }
+    round(controller, 1000, 200 * MS, true, 40, 1, 1000);
+    round(controller, 1000, 200 * MS, true, 40, 1, 1000);
+    assertThat(controller.baseline).as("confirmed, by 10 % at most").isCloseTo(22.0 * MS, within(1.0));
+  }
+
+  @Test
+  void aDrainWhoseLatencyStillFallsSettlesOnInsteadOfMeasuringTheQueue() {
+    AdaptiveController controller = controller(60);
+    while (!controller.draining()) {
+      round(controller, 2000, 30 * MS, true, 60, 1, 1000);
+    }
+    round(controller, 1000, 200 * MS, true, 40, 1, 1000); // settling
+    round(controller, 1000, 100 * MS, true, 40, 1, 1000); // still falling: settles on
+    assertThat(controller.draining()).isTrue();
+    round(controller, 1000, 20 * MS, true, 40, 1, 1000); // still falling
+    round(controller, 1000, 20 * MS, true, 40, 1, 1000); // flat: measured
+    assertThat(controller.draining()).isFalse();
+    assertThat(controller.baseline).isCloseTo(20.0 * MS, within(1.0));
   }
 }

@@ -7,7 +7,8 @@ import java.util.SplittableRandom;
 
 /**
  * A service on driven time in front of which an {@link AdaptiveLimiter} decides every request: Poisson
- * arrivals, {@code workers} serving admitted requests in FIFO order, exponential service times.
+ * arrivals, {@code workers} serving admitted requests in FIFO order, exponential (or log-normal)
+ * service times.
  * Deterministic for a seed; one thread. The test moves {@link #workers} and {@link #load} between
  * {@link #runFor} calls, and reads what happened per second.
  */
@@ -36,6 +37,11 @@ final class SimulatedService {
   private final int fullWorkers;
   /** Share of arrivals of each criticality, by rank (SHEDDABLE first). */
   private final double[] mix;
+  /**
+   * 0: exponential service times; else log-normal ones of this sigma and the same mean (the
+   * overload harness's service: 0.5).
+   */
+  double logNormalSigma;
 
   // counters since the last reset
   long arrivals;
@@ -140,9 +146,17 @@ final class SimulatedService {
   private void startQueued() {
     while (serving.size() < workers && !queue.isEmpty()) {
       Request request = queue.poll();
-      request.finish = now + Math.max(1, (long) (-Math.log(1 - random.nextDouble()) * meanServiceNanos));
+      request.finish = now + Math.max(1, (long) serviceNanos());
       serving.add(request);
     }
+  }
+
+  private double serviceNanos() {
+    if (logNormalSigma == 0) {
+      return -Math.log(1 - random.nextDouble()) * meanServiceNanos;
+    }
+    double gaussian = Math.sqrt(-2 * Math.log(1 - random.nextDouble())) * Math.cos(2 * Math.PI * random.nextDouble());
+    return Math.exp(Math.log(meanServiceNanos) - logNormalSigma * logNormalSigma / 2 + logNormalSigma * gaussian);
   }
 
   private long arrivalAfter(long t) {
