@@ -144,11 +144,20 @@ class StatisticNode implements RelatedTraffic {
     return total(RT_NANOS);
   }
 
-  /** All permits ever refused: one counter per kind, so a refusal costs one add. */
+  /** All permits ever refused: one counter per kind, so a refusal costs one add; read in one pass over the cells. */
   long blockedTotal() {
+    long[] since = zero;
     long sum = 0;
-    for (RuleKind kind : RuleKind.values()) {
-      sum += blockedBy(kind);
+    for (int cell = 0; cell < Cells.COUNT; cell++) {
+      long[] row = (long[]) ROW.getAcquire(rows, cell);
+      if (row != null) {
+        for (int counter = BLOCKED; counter < Cells.COUNTERS; counter++) {
+          sum += (long) COUNTER.getAcquire(row, Cells.PAD + counter);
+        }
+      }
+    }
+    for (int counter = BLOCKED; counter < Cells.COUNTERS; counter++) {
+      sum -= since[counter];
     }
     return sum;
   }

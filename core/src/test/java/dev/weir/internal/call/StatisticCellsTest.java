@@ -330,6 +330,32 @@ class StatisticCellsTest {
     assertThat(node.totalSucceeded()).isEqualTo(2);
   }
 
+  /**
+   * A reset writes no cell (an owned cell keeps its one writer): it records the sums, which
+   * readers subtract; the cell itself keeps counting from where it was.
+   */
+  @Test
+  void aResetRecordsTheSumsAndWritesNoCell() {
+    StatisticNode node = new StatisticNode(2);
+    int cell = 0; // an owned cell, written here as its owner would
+    node.onPass(0, 5, cell);
+    node.onBlock(0, 2, RuleKind.FLOW, cell);
+    node.onComplete(0, 7, 5, false, cell);
+    node.reset();
+    assertThat(node.passedTotal()).isZero();
+    assertThat(node.blockedTotal()).isZero();
+    assertThat(node.succeededTotal()).isZero();
+    assertThat(node.rtNanosTotal()).isZero();
+    node.onPass(0, 3, cell);
+    node.onBlock(0, 1, RuleKind.DEGRADE, cell);
+    assertThat(node.passedTotal()).isEqualTo(3);
+    assertThat(node.blockedTotal()).isEqualTo(1);
+    assertThat(node.blockedBy(RuleKind.DEGRADE)).isEqualTo(1);
+    assertThat(node.blockedBy(RuleKind.FLOW)).isZero();
+    assertThat(node.activeCalls()).isEqualTo(3);
+    assertThat(node.inCell(cell, Cells.PASSED)).as("the cell itself").isEqualTo(8);
+  }
+
   /** Starts {@code threads} platform threads running {@code body}, joins them, and rethrows the first failure. */
   static void runAll(int threads, ThrowingRunnable body) throws Exception {
     CountDownLatch start = new CountDownLatch(1);
