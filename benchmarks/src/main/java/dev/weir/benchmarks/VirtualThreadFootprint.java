@@ -5,6 +5,7 @@ import dev.weir.Weir;
 import dev.weir.rule.FlowRule;
 import dev.weir.rule.RuleSet;
 import java.lang.management.ManagementFactory;
+import java.lang.reflect.Field;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
@@ -22,7 +23,8 @@ import java.util.concurrent.TimeUnit;
  * same with {@code N} threads that wait without a call. Prints the classes whose live instances
  * differ by at least {@code N/2} between the two (what the threads keep per thread; the heap's
  * total in use varies by hundreds of bytes per parked thread from run to run, the histogram does
- * not). Needs JDK 21+:
+ * not). Last, the resource's statistics cells: how many of their bounded number the threads'
+ * calls filled, and their bytes. Needs JDK 21+:
  * <pre>
  * /usr/lib/jvm/temurin-25-jdk-amd64/bin/java -cp benchmarks/target-bench/weir-benchmarks.jar \
  *     dev.weir.benchmarks.VirtualThreadFootprint 100000
@@ -57,9 +59,47 @@ public final class VirtualThreadFootprint {
       }
     }
     System.out.printf("kept per thread after its call: %.1f B%n", bytes / (double) threads);
+    System.out.printf("the resource's statistics cells after %d virtual threads' calls: %s%n", threads,
+        statisticsCells(weir.statistics("vt")));
     if (weir.statistics("vt").totalPassed() != threads + 1) {
       throw new IllegalStateException("not every call was counted");
     }
+  }
+
+  /**
+   * The cells of a resource's statistics ({@code StatisticNode.rows}, read reflectively: the
+   * benchmark jar puts the engine on the class path): how many have a row, of how many there can
+   * be, and their bytes (each {@code long[]} row plus the array of rows; 16-byte array headers and
+   * 4-byte references, as with compressed oops, the default below 32 GB of heap). Bounded by the
+   * number of cells, not by the threads that called.
+   */
+  private static String statisticsCells(Object node) throws ReflectiveOperationException {
+    Field field = null;
+    for (Class<?> type = node.getClass(); type != null && field == null; type = type.getSuperclass()) {
+      try {
+        field = type.getDeclaredField("rows");
+      } catch (NoSuchFieldException e) {
+        // declared by a superclass
+      }
+    }
+    if (field == null) {
+      return "(no cells: an engine from before the cells)";
+    }
+    field.setAccessible(true);
+    long[][] rows = (long[][]) field.get(node);
+    int used = 0;
+    long bytes = aligned(16 + 4L * rows.length);
+    for (long[] row : rows) {
+      if (row != null) {
+        used++;
+        bytes += aligned(16 + 8L * row.length);
+      }
+    }
+    return String.format("%d of %d cells have a row, %d B in all", used, rows.length, bytes);
+  }
+
+  private static long aligned(long bytes) {
+    return (bytes + 7) & ~7L;
   }
 
   /** The live-object histogram while {@code threads} virtual threads, each after {@code before}, are parked. */

@@ -92,7 +92,9 @@ public final class CallStack {
   }
 
   final EngineClock clock;
-  private final Thread owner = Thread.currentThread();
+  final Thread owner = Thread.currentThread();
+  /** The statistics cell this thread counts in: its own, or a shared one for a virtual thread (see {@link Cells}). */
+  final int cell;
   /** The thread-local this stack removes itself from when idle; null for a platform thread's. */
   private final @Nullable PerThread transientIn;
   private Call[] frames;
@@ -122,6 +124,7 @@ public final class CallStack {
   CallStack(EngineClock clock, @Nullable PerThread transientIn) {
     this.clock = clock;
     this.transientIn = transientIn;
+    this.cell = Cells.of(owner, transientIn != null);
     this.frames = new Call[transientIn == null ? 4 : 1];
   }
 

@@ -49,21 +49,21 @@ public final class ResourceNode extends StatisticNode implements ResourceStatist
   }
 
   @Override
-  void onPass(long now, int count) {
+  void onPass(long now, int count, int cell) {
     minute.current(now);
-    super.onPass(now, count);
+    super.onPass(now, count, cell);
   }
 
   @Override
-  void onBlock(long now, int count, RuleKind kind) {
+  void onBlock(long now, int count, RuleKind kind, int cell) {
     minute.current(now);
-    super.onBlock(now, count, kind);
+    super.onBlock(now, count, kind, cell);
   }
 
   @Override
-  void onComplete(long now, long rtNanos, int count, boolean error) {
+  void onComplete(long now, long rtNanos, int count, boolean error, int cell) {
     minute.current(now).addRt(rtNanos);
-    super.onComplete(now, rtNanos, count, error);
+    super.onComplete(now, rtNanos, count, error, cell);
   }
 
   @Override
@@ -114,7 +114,7 @@ public final class ResourceNode extends StatisticNode implements ResourceStatist
 
   @Override
   public long passedLastMinute() {
-    return since(minute, clock.read(), passed.sum(), b -> b.passed);
+    return since(minute, clock.read(), passedTotal(), b -> b.passed);
   }
 
   @Override
@@ -124,7 +124,7 @@ public final class ResourceNode extends StatisticNode implements ResourceStatist
 
   @Override
   public long totalPassed() {
-    return passed.sum();
+    return passedTotal();
   }
 
   @Override
@@ -144,17 +144,17 @@ public final class ResourceNode extends StatisticNode implements ResourceStatist
 
   @Override
   public long totalSucceeded() {
-    return succeeded.sum();
+    return succeededTotal();
   }
 
   @Override
   public long totalFailed() {
-    return failed.sum();
+    return failedTotal();
   }
 
   @Override
   public long totalResponseTimeNanos() {
-    return rtNanosTotal.sum();
+    return rtNanosTotal();
   }
 
   @Override

@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Counts of a period are differences of bases: what passed in the window ending now is
  * {@code passed(now) - oldestBucketInWindow.passed}. The hot path therefore adds only to the node's
- * cumulative counters and never to a bucket (see {@link StatisticNode}).
+ * cumulative counters (the thread's cell of them) and never to a bucket (see {@link StatisticNode}).
  */
 final class StatBucket extends LeapArray.Bucket {
 
@@ -23,12 +23,14 @@ final class StatBucket extends LeapArray.Bucket {
   StatBucket(long index, StatisticNode totals) {
     super(index);
     // Blocked first, passed last: a call counted in "passed" after this snapshot may complete
-    // before the completion counters are read, never the other way round.
+    // before the completion counters are read, never the other way round. Each total is a sum of
+    // cells read with acquire loads, and writers store with release, so a completion seen here
+    // brings the pass that preceded it into the later read of "passed" (see StatisticNode).
     this.blocked = totals.blockedTotal();
-    this.succeeded = totals.succeeded.sum();
-    this.failed = totals.failed.sum();
-    this.rtNanos = totals.rtNanosTotal.sum();
-    this.passed = totals.passed.sum();
+    this.succeeded = totals.succeededTotal();
+    this.failed = totals.failedTotal();
+    this.rtNanos = totals.rtNanosTotal();
+    this.passed = totals.passedTotal();
   }
 
   void addRt(long nanos) {

@@ -8,7 +8,8 @@ import dev.weir.spi.SlotOrder;
  * Records every call in its resource's statistics: a pass once all slots admitted it, a block (by the
  * kind of the refusing rule) when a slot after this one refused it, a completion (success or
  * failure, response time) when it exits. Inbound calls are also recorded in the engine's inbound
- * statistics, which system rules read.
+ * statistics, which system rules read. Each count goes into the cell of the thread that makes it
+ * (see {@link StatisticNode}).
  */
 public final class StatisticSlot extends Slot {
 
@@ -24,13 +25,21 @@ public final class StatisticSlot extends Slot {
     return true;
   }
 
+  /*
+   * The cell a call is counted in (see Cells): an entry runs on the thread that owns the call's
+   * stack, so it takes the stack's cell; an exit may run on any thread (a call closed elsewhere, an
+   * asynchronous call), and takes the stack's cell only on that thread, else the closing thread's
+   * shared cell: an owned cell must never have a second writer.
+   */
+
   @Override
   void admitted(Call call) {
     long now = call.startNanos;
     int count = call.acquireCount;
-    call.node.onPass(now, count);
+    int cell = call.stack.cell;
+    call.node.onPass(now, count, cell);
     if (call.entryType == EntryType.IN) {
-      inbound.onPass(now, count);
+      inbound.onPass(now, count, cell);
     }
   }
 
@@ -39,9 +48,10 @@ public final class StatisticSlot extends Slot {
     long now = call.startNanos;
     int count = call.acquireCount;
     RuleKind kind = call.refusedKind();
-    call.node.onBlock(now, count, kind);
+    int cell = call.stack.cell;
+    call.node.onBlock(now, count, kind, cell);
     if (call.entryType == EntryType.IN) {
-      inbound.onBlock(now, count, kind);
+      inbound.onBlock(now, count, kind, cell);
     }
   }
 
@@ -51,9 +61,12 @@ public final class StatisticSlot extends Slot {
     long rt = Math.max(0L, now - call.startNanos);
     int count = call.acquireCount;
     boolean error = call.error != null;
-    call.node.onComplete(now, rt, count, error);
+    CallStack stack = call.stack;
+    Thread current = Thread.currentThread();
+    int cell = current == stack.owner ? stack.cell : Cells.shared(current);
+    call.node.onComplete(now, rt, count, error, cell);
     if (call.entryType == EntryType.IN) {
-      inbound.onComplete(now, rt, count, error);
+      inbound.onComplete(now, rt, count, error, cell);
     }
   }
 }

@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * replaced bucket belongs to a period at least one whole window old for the replacing thread, so
  * that count is outside every window read from then on; nothing in force is lost. Counts that must
  * be conserved (total passed, blocked, ...) are kept apart in {@link StatisticNode}'s cumulative
- * adders, which no rollover touches.
+ * counters, which no rollover touches.
  *
  * <p>A reading older than the bucket in its slot comes from a writer that was descheduled between
  * reading the ticker and writing, or from a ticker that went back. Up to {@value #STALE_LIMIT_NANOS}

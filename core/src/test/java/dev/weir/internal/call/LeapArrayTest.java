@@ -137,9 +137,10 @@ class LeapArrayTest {
   void oldestAndMaxDeltaReadSnapshotsInTimeOrder() {
     StatisticNode node = new StatisticNode(2);
     long t0 = 100 * SECOND;
-    node.onPass(t0, 3);
-    node.onPass(t0 + HALF, 5);
-    node.onComplete(t0 + HALF, 10, 4, false);
+    int cell = Cells.OWNED; // a shared cell: any thread may write it
+    node.onPass(t0, 3, cell);
+    node.onPass(t0 + HALF, 5, cell);
+    node.onComplete(t0 + HALF, 10, 4, false, cell);
     assertThat(node.passQps(t0 + HALF)).isEqualTo(8);
     assertThat(node.passQps(t0 + SECOND)).as("first period left the window").isEqualTo(5);
     assertThat(node.maxSuccessPerBucket(t0 + HALF)).isEqualTo(4);
