@@ -16,8 +16,8 @@ public interface Ticker {
   /** Returns the current reading in nanoseconds. */
   long read();
 
-  /** Returns the ticker backed by {@link System#nanoTime()}. */
+  /** Returns the ticker backed by {@link System#nanoTime()} (always the same instance). */
   static Ticker system() {
-    return System::nanoTime;
+    return SystemTicker.INSTANCE;
   }
 }

@@ -1,6 +1,7 @@
 package dev.weir.internal.cluster;
 
 import dev.weir.CircuitState;
+import dev.weir.Ticker;
 import dev.weir.cluster.ClusterClient;
 import dev.weir.cluster.ClusterCounter;
 import dev.weir.cluster.ClusterDecision;
@@ -103,12 +104,26 @@ public final class ClusterGuard {
   private final FallbackLog fallbackLog;
   /** Ends leases nobody spends from and round trips nobody waits for; started at the first lease. */
   final LeaseTimer timer = new LeaseTimer();
+  /**
+   * Sends renewals ahead of time on a thread of its own, with the engine on real time
+   * ({@link Ticker#system()}); null with a driven ticker, where the calling thread sends them, so that
+   * a test driving time sees each renewal in the order of its calls.
+   */
+  final @Nullable LeaseRenewer renewer;
+  /** The recent lease round trips, from wanting a renewal to installing it; shared by the engine's leases. */
+  final RoundTripTimes roundTrips = new RoundTripTimes();
 
   public ClusterGuard(ClusterClient client, ClusterOptions options, EngineClock clock) {
+    this(client, options, clock, options.lease() && clock.ticker() == Ticker.system());
+  }
+
+  /** With {@code renewalThread}: renewals ahead go through a {@link LeaseRenewer}, whatever the ticker; for tests. */
+  ClusterGuard(ClusterClient client, ClusterOptions options, EngineClock clock, boolean renewalThread) {
     this.client = client;
     this.fallback = options.fallback();
     this.lease = options.lease();
     this.clock = clock;
+    this.renewer = renewalThread ? new LeaseRenewer() : null;
     this.timeoutNanos = options.timeout().toNanos();
     this.openNanos = options.openDuration().toNanos();
     this.failureThreshold = options.failureThreshold();
@@ -319,8 +334,12 @@ public final class ClusterGuard {
     return circuit.state() == CircuitState.CLOSED;
   }
 
-  /** Stops the lease timer and gives back what the open leases did not spend. */
+  /** Stops the renewal thread and the lease timer, and gives back what the open leases did not spend. */
   public void close() {
+    LeaseRenewer renewing = renewer;
+    if (renewing != null) {
+      renewing.close();
+    }
     timer.close();
   }
 

@@ -14,12 +14,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.Objects;
-import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -45,9 +41,14 @@ import org.jspecify.annotations.Nullable;
  *       round trip once, then one call per round trip. The round trip goes through the guard as a
  *       per-call decision does (breaker, in-flight bound) and counts towards the breaker once,
  *       whatever number of calls waited for it.
- *   <li><b>Renewal ahead.</b> A call that leaves a lease of four permits or more at half its
- *       size or less, or spends from it in the last quarter of its time, starts the next round trip
- *       without waiting for it ({@link LeaseRequest#ahead()}), so that a busy instance rarely waits.
+ *   <li><b>Renewal ahead.</b> A call that leaves a lease of four permits or more at its low water
+ *       or less, or spends from it from its renewal mark on, starts the next round trip without
+ *       waiting for it ({@link LeaseRequest#ahead()}), so that a busy instance rarely waits. The low
+ *       water is half the lease, or what the measured rate ({@link SpendRate#rate}) spends in twice
+ *       the high quantile of the recent round trips ({@link RoundTripTimes}) if more; the mark is the
+ *       last quarter of its time, or that span before its end if longer ({@link Lease}). On real time
+ *       the round trip is sent by the engine's renewal thread ({@link LeaseRenewer}), not by the call,
+ *       which only hands it over; with a driven ticker, by the call.
  *       The answer replaces {@link #current}; the lease it replaces is closed first (its permits left
  *       set to {@link #CLOSED} in one {@code getAndSet}, which no spend can pass), and what it had left
  *       is given back.
@@ -64,7 +65,9 @@ import org.jspecify.annotations.Nullable;
  *       most once. A permit refunded after its lease closed (a later rule refused the call) is not
  *       given back: the store keeps it counted, which errs on the safe side.
  *   <li><b>Block size</b> follows this instance's rate of spending: the next block is what the
- *       current lease's spending rate would use in half a lease's validity, at least the call's
+ *       current lease's spending rate would use in half a lease's validity (or in twice the round
+ *       trip's high quantile, if longer, up to a validity: a block must outlast its renewal's round
+ *       trip), at least the call's
  *       permits and at most four times the current block, and at most {@link #maxBlock}
  *       {@code B = max(1, min(floor(count) / 16, floor(floor(count) * 10 s / interval)))}; a lease
  *       ended with permits left sizes the next one by what was spent. A call of more permits than
@@ -115,7 +118,11 @@ import org.jspecify.annotations.Nullable;
  *       refused by a refusal of the store as blocked, so that each cluster-mode call is counted once
  *       as before; lease round trips, leased and returned permits are counted apart.
  * </ul>
- * A call that cannot be served by two round trips in a row (other threads spent the permits its
+ * <p>The parts: this class keeps the protocol (spending, round trips, installing, settling); the
+ * accounting of one lease is {@link Lease}, the rate of spending {@link SpendRate}, the round trip's
+ * high quantile {@link RoundTripTimes}, and the sending of renewals {@link LeaseRenewer}.
+ *
+ * <p>A call that cannot be served by two round trips in a row (other threads spent the permits its
  * round trips brought) asks the store for its own permits alone ({@link ClusterFlowLimiter}), so
  * every call ends after at most three deadlines; so does a call of more permits than a block.
  */
@@ -123,11 +130,12 @@ public final class LeasedFlowLimiter extends FlowLimiter {
 
   /**
    * The estimated heap a key's limiter holds with leases on, beyond a per-call key's
-   * ({@code TrackedKeys}), while it is cold: this object (about 184 bytes: 11 references, 15 longs
-   * and doubles, 4 booleans), its {@code watched} flag and the supplier of its leases (about 40),
-   * counted from their fields on a 64-bit JVM with compressed references (not measured); so that a
-   * rule's key budget bounds leased keys too. A hot key holds besides its store's leases, the lease
-   * in hand and the store's answer (about 500 bytes more, not in the budget): a key is hot only while
+   * ({@code TrackedKeys}), while it is cold: this object (about 168 bytes: 12 references, 13 longs,
+   * 4 booleans; 184 before its rate moved to {@link SpendRate}, which the estimate still assumes),
+   * its {@code watched} flag and the supplier of its leases (about 40), counted from their fields on
+   * a 64-bit JVM with compressed references (not measured); so that a rule's key budget bounds leased
+   * keys too. A hot key holds besides its store's leases, the lease in hand, the store's answer and
+   * its {@link SpendRate} (about 550 bytes more, not in the budget): a key is hot only while
    * an instance asks it 8 permits per lease validity or more, so an instance serving R calls per
    * second holds at most R / 800 hot keys of a rule whose validity is 10 ms, and never more than
    * the table's 10,000 keys.
@@ -138,11 +146,11 @@ public final class LeasedFlowLimiter extends FlowLimiter {
   static final long LEASE_TOKEN = 1L << 62;
   private static final long ID_MASK = LEASE_TOKEN - 1;
   /** The permits left of a closed lease. */
-  static final long CLOSED = -1;
+  static final long CLOSED = Lease.CLOSED;
   /** Round trips one call waits for before it asks the store for its own permits alone. */
   private static final int MAX_ROUND_TRIPS = 2;
   /** The smallest lease that is renewed ahead of time; smaller ones are one call's permits or so. */
-  static final long AHEAD_FROM = 4;
+  static final long AHEAD_FROM = Lease.AHEAD_FROM;
   /**
    * Permits within one validity that make a cold limiter hot: twice {@link #AHEAD_FROM}, so that a
    * block sized for half a validity at that rate is renewed ahead. Below it, a lease serves too few
@@ -230,6 +238,8 @@ public final class LeasedFlowLimiter extends FlowLimiter {
   /** The last lease's id; through {@link #IDS}. */
   @SuppressWarnings("unused")
   private volatile long ids;
+  /** The reading of the call that handed this limiter's renewal to the {@link LeaseRenewer}. */
+  private volatile long renewWantedAt;
   /** Whether the guard's timer holds a task for this limiter; set by {@link LeaseTimer} only. */
   final AtomicBoolean watched = new AtomicBoolean();
   /** Permits granted in every lease installed so far; through {@link #GRANTED}. */
@@ -246,10 +256,12 @@ public final class LeasedFlowLimiter extends FlowLimiter {
    */
   @SuppressWarnings("unused") // through UNSERVED
   private volatile long unservedPermits;
-  /** Spending rate at the last request, permits per nanosecond; see {@link #measure}. */
-  private double rate;
-  private long measuredAt = Long.MIN_VALUE;
-  private long spentAtMeasure;
+  /**
+   * Spending rate, measured at each request ({@link #measure}); made at the first request, so that a
+   * key that never turned hot holds none. Plain: written by the one thread that sends a request (see
+   * {@link #measure}), read there and by the thread that installs its answer, after it.
+   */
+  private @Nullable SpendRate spending;
   /** The store's last fair share for this instance; see {@link ClusterLease#share()}. */
   private volatile long share = Long.MAX_VALUE;
   /** Whether calls the lease cannot serve start lease round trips (hot) or are decided per call (cold). */
@@ -278,7 +290,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
   private record Refusal(long until, long retryAt) {
   }
 
-  private record Settlement(ClusterLease lease, long unused) {
+  record Settlement(ClusterLease lease, long unused) {
   }
 
   /**
@@ -416,7 +428,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
           return fallBack(entered == ClusterGuard.OPEN ? FallbackReason.BREAKER_OPEN : FallbackReason.SATURATED,
               permits, now, waits);
         }
-        RoundTrip started = new RoundTrip(now, permits, entered == ClusterGuard.PROBE);
+        RoundTrip started = new RoundTrip(this, now, permits, entered == ClusterGuard.PROBE);
         if (PENDING.compareAndSet(this, null, started)) {
           send(started, false);
           joined = started;
@@ -510,7 +522,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
       trip.timeOut(); // no-op unless its own deadline has passed, which it has when it started before this wait
       return fallBack(FallbackReason.TIMEOUT, permits, now, waits);
     } catch (ExecutionException e) {
-      return fallBack(e.getCause() instanceof Unanswered unanswered ? unanswered.reason : FallbackReason.ERROR,
+      return fallBack(e.getCause() instanceof RoundTrip.Unanswered unanswered ? unanswered.reason : FallbackReason.ERROR,
           permits, now, waits);
     } catch (CancellationException e) {
       return fallBack(FallbackReason.ERROR, permits, now, waits);
@@ -532,17 +544,44 @@ public final class LeasedFlowLimiter extends FlowLimiter {
     return perCall.fallBack(permits, now, waits);
   }
 
-  /** Starts the next round trip without waiting for it, once per lease, when none is in flight. */
+  /**
+   * Starts the next round trip without waiting for it, once per lease, when none is in flight: on the
+   * engine's renewal thread ({@link LeaseRenewer}) when it has one (real time), else on this call's.
+   */
   private void renewAhead(Lease lease, long now) {
     if (PENDING.getVolatile(this) != null || next != null || !lease.claimRenewal()) {
       return;
     }
+    LeaseRenewer renewer = guard.renewer;
+    if (renewer == null) {
+      renewNow(now, now);
+      return;
+    }
+    renewWantedAt = now;
+    renewer.renew(this);
+  }
+
+  /**
+   * The renewal thread's turn ({@link LeaseRenewer}): sends the renewal a call asked for, unless a
+   * round trip is in flight or a lease renewed ahead waits already (a call that found the lease spent
+   * meanwhile sent its own: that one renews).
+   */
+  void renewQueued() {
+    if (PENDING.getVolatile(this) != null || next != null) {
+      return;
+    }
+    renewNow(renewWantedAt, clock.read());
+  }
+
+  /** Sends a renewal ahead wanted at {@code wantedAt}, stamped {@code now}. */
+  private void renewNow(long wantedAt, long now) {
     int entered = guard.enter(now);
     if (entered < 0) {
       return; // the breaker is open or the store busy: the lease ends, then the fallback decides
     }
-    RoundTrip started = new RoundTrip(now, 1, entered == ClusterGuard.PROBE);
+    RoundTrip started = new RoundTrip(this, now, 1, entered == ClusterGuard.PROBE);
     started.ahead = true;
+    started.wantedAt = wantedAt;
     if (PENDING.compareAndSet(this, null, started)) {
       send(started, true);
     } else {
@@ -599,33 +638,31 @@ public final class LeasedFlowLimiter extends FlowLimiter {
       inHand += Math.max(0, following.get());
     }
     long spentTotal = granted - inHand - unspent + unservedPermits;
-    long elapsed = now - measuredAt;
     // The first request after turning hot only starts a measurement: the calls decided per call
     // before it are not in spentTotal, so a rate over the time since the last request (made before
     // turning cold) would say cold at once. Its block is sized by the old rate, then grows 4x per lease.
     boolean fresh = heated && HEATED.compareAndSet(this, true, false);
-    if (measuredAt != Long.MIN_VALUE && elapsed > 0 && !fresh) {
-      // Never below 0: a permit refunded into the open lease after the last request counted it as
-      // spent lowers spentTotal, and a negative rate would make a negative demand (an invalid request).
-      rate = Math.max(0, (double) (spentTotal - spentAtMeasure) / elapsed);
-      if (rate * validNanos < AHEAD_FROM && refusal == null) {
-        // A block for half a validity would be below 2: lease no more until a span is hot again.
-        // This round trip still goes (its call waits for it); the calls after it are decided per call.
-        // Not while the store refuses (refusal is cleared by the next grant): a short limit stays
-        // leased, so that refusals stay local and requests carry this instance's demand for the fair
-        // shares (per-call decisions carry none: a slow instance decided per call would be starved
-        // by a busy one's leases).
-        COLD_PERMITS.setVolatile(this, 0L);
-        COLD_SINCE.setVolatile(this, now);
-        hot = false;
-      }
+    SpendRate rates = spending;
+    if (rates == null) {
+      rates = new SpendRate(validNanos);
+      spending = rates;
     }
-    measuredAt = now;
-    spentAtMeasure = spentTotal;
+    if (rates.measure(now, spentTotal, fresh) && rates.sample() * validNanos < AHEAD_FROM && refusal == null) {
+      // A block for half a validity would be below 2: lease no more until a span is hot again.
+      // This round trip still goes (its call waits for it); the calls after it are decided per call.
+      // Not while the store refuses (refusal is cleared by the next grant): a short limit stays
+      // leased, so that refusals stay local and requests carry this instance's demand for the fair
+      // shares (per-call decisions carry none: a slow instance decided per call would be starved
+      // by a busy one's leases).
+      COLD_PERMITS.setVolatile(this, 0L);
+      COLD_SINCE.setVolatile(this, now);
+      hot = false;
+    }
   }
 
   /**
-   * The size of the next block: what the measured rate of spending uses in half a lease's validity,
+   * The size of the next block: what the last measured rate of spending ({@link SpendRate#sample})
+   * uses in half a lease's validity (or longer while round trips are slow: {@link #coverSpan}),
    * at most {@link #GROWTH} times the current lease (at least 1), and at most {@link #maxBlock}; and
    * at least the current lease when that one was spent to its last permit before its end.
    *
@@ -635,14 +672,25 @@ public final class LeasedFlowLimiter extends FlowLimiter {
    * milliseconds) that spiral held a whole measured iteration at a tenth of the throughput. A lease
    * spent to its end shows a demand of at least its size, whatever the rate measured says.
    */
-  private long nextBlock() {
-    double wanted = Math.ceil(rate * (validNanos / 2));
-    Lease spending = current;
-    long next = (long) Math.min(wanted, (double) Math.max(1, spending.size) * GROWTH);
-    if (spending.get() == 0) {
-      next = Math.max(next, spending.size);
+  long nextBlock() {
+    double wanted = Math.ceil(sample() * coverSpan());
+    Lease spent = current;
+    long next = (long) Math.min(wanted, (double) Math.max(1, spent.size) * GROWTH);
+    if (spent.get() == 0) {
+      next = Math.max(next, spent.size);
     }
     return Math.max(1, Math.min(next, maxBlock));
+  }
+
+  /**
+   * The time a block is sized to last at the measured rate: half a validity, or twice the high
+   * quantile of the recent round trips ({@link RoundTripTimes#high}) if longer, but at most a
+   * validity. A block must outlast its own renewal's round trip: renewed once what is left would last
+   * a round trip's high quantile twice over ({@link Lease}), a block smaller than that would be
+   * renewed at its first spend and run dry before the answer.
+   */
+  private long coverSpan() {
+    return Math.min(validNanos, Math.max(validNanos / 2, 2 * guard.roundTrips.high()));
   }
 
   /**
@@ -658,13 +706,24 @@ public final class LeasedFlowLimiter extends FlowLimiter {
     return share == Long.MAX_VALUE ? maxBlock : 1;
   }
 
+  /** The last measured rate of spending, permits per nanosecond; 0 before the first request. */
+  private double sample() {
+    SpendRate rates = spending;
+    return rates == null ? 0 : rates.sample();
+  }
+
   /** Permits per interval at the measured rate of spending; 0 when unknown. */
   private long demand() {
-    return (long) Math.min((double) limit * 4, Math.ceil(rate * intervalNanos));
+    return (long) Math.min((double) limit * 4, Math.ceil(sample() * intervalNanos));
+  }
+
+  /** {@code trip} is over: the next call may start one; on the thread that ended it. */
+  void ended(RoundTrip trip) {
+    PENDING.compareAndSet(this, trip, null);
   }
 
   /** Makes the store's answer to {@code trip} the current lease, or the refusal; on the store's thread. */
-  private void install(RoundTrip trip, ClusterLease answer) {
+  void install(RoundTrip trip, ClusterLease answer) {
     share = answer.share();
     // A block that would take longer than a refusal is kept here to be free (the end of a daily
     // quota's permits, say) is not waited for: the next request asks for what is free.
@@ -675,10 +734,17 @@ public final class LeasedFlowLimiter extends FlowLimiter {
       guard.leasedPermits.add(answer.granted());
       GRANTED.getAndAdd(this, answer.granted());
       long valid = Math.min(answer.validNanos(), validNanos);
-      Lease fresh = new Lease(((long) IDS.getAndAdd(this, 1L) + 1) & ID_MASK, answer, trip.sentAt, valid);
+      long at = clock.read();
+      guard.roundTrips.record(at - trip.wantedAt);
+      // Renewed once what is left would last twice the round trip's high quantile at the measured rate.
+      long cover = 2 * guard.roundTrips.high();
+      SpendRate rates = spending;
+      long coverPermits = (long) Math.min((double) Long.MAX_VALUE / 2, Math.ceil((rates == null ? 0 : rates.rate()) * cover));
+      Lease fresh = new Lease(((long) IDS.getAndAdd(this, 1L) + 1) & ID_MASK, answer, trip.sentAt, valid,
+          coverPermits, cover);
       refusal = null;
       Lease old = current;
-      if (trip.ahead && old.get() > 0 && clock.read() - old.endsAt < 0) {
+      if (trip.ahead && old.get() > 0 && at - old.endsAt < 0) {
         // Renewed ahead while the current lease still serves: it follows once that one is spent.
         Lease stale = (Lease) NEXT.getAndSet(this, fresh);
         if (stale != null) {
@@ -720,13 +786,13 @@ public final class LeasedFlowLimiter extends FlowLimiter {
     }
   }
 
-  private void requeue(@Nullable Settlement settlement) {
+  void requeue(@Nullable Settlement settlement) {
     if (settlement != null && !UNSETTLED.compareAndSet(this, null, settlement)) {
       giveBack(settlement); // one is queued already: this one goes now
     }
   }
 
-  private void giveBack(Settlement settlement) {
+  void giveBack(Settlement settlement) {
     if (!guard.closed()) {
       return; // the store fails: the lease ends on its own there
     }
@@ -831,6 +897,16 @@ public final class LeasedFlowLimiter extends FlowLimiter {
     return current.get();
   }
 
+  /** The lease calls spend from; for tests. */
+  Lease currentLease() {
+    return current;
+  }
+
+  /** The lease renewed ahead that waits for the current one to be spent; for tests. */
+  @Nullable Lease nextLease() {
+    return next;
+  }
+
   /** The current lease's store answer; for tests. */
   @Nullable ClusterLease currentGrant() {
     return current.grant;
@@ -844,171 +920,5 @@ public final class LeasedFlowLimiter extends FlowLimiter {
   /** The store's last fair share for this instance; for tests. */
   long share() {
     return share;
-  }
-
-  /** One lease as this instance spends it: its permits left (the {@code AtomicLong}) and its end. */
-  @SuppressWarnings("serial")
-  static final class Lease extends AtomicLong {
-
-    static final Lease NONE = new Lease();
-
-    final long id;
-    final @Nullable ClusterLease grant;
-    final long size;
-    final long startedAt;
-    final long endsAt;
-    /** Whether calls renew this lease ahead of its end. */
-    final boolean ahead;
-    final long lowWater;
-    final long renewAt;
-    private final AtomicLong renewal = new AtomicLong();
-
-    private Lease() {
-      super(CLOSED);
-      this.id = -1;
-      this.grant = null;
-      this.size = 0;
-      this.startedAt = 0;
-      this.endsAt = Long.MIN_VALUE; // never compared but by an overflow-safe difference with a reading
-      this.ahead = false;
-      this.lowWater = -1;
-      this.renewAt = 0;
-    }
-
-    Lease(long id, ClusterLease grant, long startedAt, long validNanos) {
-      super(grant.granted());
-      this.id = id;
-      this.grant = grant;
-      this.size = grant.granted();
-      this.startedAt = startedAt;
-      this.endsAt = startedAt + validNanos;
-      this.ahead = size >= AHEAD_FROM;
-      this.lowWater = size / 2;
-      this.renewAt = startedAt + validNanos - validNanos / 4;
-    }
-
-    boolean claimRenewal() {
-      return renewal.compareAndSet(0, 1);
-    }
-
-    /** Closes the lease: no spend passes after this; returns the permits it had left (0 if it was closed). */
-    long close() {
-      return Math.max(0, getAndSet(CLOSED));
-    }
-  }
-
-  /** Why a round trip ended without an answer, handed to the calls waiting for it. */
-  @SuppressWarnings("serial")
-  static final class Unanswered extends Exception {
-    final FallbackReason reason;
-
-    Unanswered(FallbackReason reason) {
-      super(reason.name(), null, false, false);
-      this.reason = reason;
-    }
-  }
-
-  private static final Unanswered TIMED_OUT = new Unanswered(FallbackReason.TIMEOUT);
-
-  /**
-   * One lease round trip: the store's future, and {@code installed}, completed once the answer is
-   * the current lease (or the refusal), which is what waiting calls wait for.
-   */
-  final class RoundTrip implements BiConsumer<ClusterLease, Throwable> {
-    private static final int PENDING_STATE = 0;
-    private static final int DONE = 1;
-
-    final long sentAt;
-    final long startNanos = System.nanoTime();
-    final long minimum;
-    final boolean probe;
-    final CompletableFuture<ClusterLease> installed = new CompletableFuture<>();
-    volatile @Nullable CompletableFuture<ClusterLease> future;
-    @Nullable Settlement settlement;
-    /** Whether this renews ahead of time (no call waits for it). */
-    boolean ahead;
-    /** Whether it asked for a block at least ({@link #scarce}); set before it is sent. */
-    boolean askedBlock;
-    private final AtomicInteger state = new AtomicInteger();
-
-    RoundTrip(long sentAt, long minimum, boolean probe) {
-      this.sentAt = sentAt;
-      this.minimum = minimum;
-      this.probe = probe;
-    }
-
-    /** A round trip that was never sent, since another ended meanwhile: its waiters look at the lease again. */
-    RoundTrip settledElsewhere() {
-      state.set(DONE);
-      installed.complete(null);
-      return this;
-    }
-
-    /** The store answered, or failed. */
-    @Override
-    public void accept(@Nullable ClusterLease answer, @Nullable Throwable failure) {
-      if (failure != null) {
-        if (state.compareAndSet(PENDING_STATE, DONE)) {
-          Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-              ? failure.getCause() : failure;
-          guard.failed(FallbackReason.ERROR, cause, sentAt, probe);
-          requeue(settlement);
-          end();
-          installed.completeExceptionally(cause);
-        }
-        return;
-      }
-      if (!state.compareAndSet(PENDING_STATE, DONE)) {
-        if (answer != null && answer.granted() > 0) {
-          giveBack(new Settlement(answer, answer.granted())); // granted after the deadline: nobody spends it
-        }
-        return;
-      }
-      guard.answered(sentAt, probe, System.nanoTime() - startNanos);
-      if (answer != null) {
-        install(this, answer);
-      }
-      end();
-      installed.complete(answer);
-    }
-
-    /** Sending failed before the store saw anything. */
-    void failed(Throwable cause) {
-      if (state.compareAndSet(PENDING_STATE, DONE)) {
-        guard.failed(FallbackReason.ERROR, cause, sentAt, probe);
-        end();
-        installed.completeExceptionally(cause);
-      }
-    }
-
-    /**
-     * Gives up on the round trip if its deadline has passed: cancels the store's future (a client
-     * drops a command it has not sent), counts a timeout towards the breaker, and lets its waiters
-     * fall back. Returns whether the round trip is over.
-     */
-    boolean timeOut() {
-      if (state.get() != PENDING_STATE) {
-        return true;
-      }
-      if (System.nanoTime() - startNanos < guard.timeoutNanos()) {
-        return false;
-      }
-      if (!state.compareAndSet(PENDING_STATE, DONE)) {
-        return true;
-      }
-      CompletableFuture<ClusterLease> sent = future;
-      if (sent != null) {
-        sent.cancel(false);
-      }
-      guard.failed(FallbackReason.TIMEOUT, null, sentAt, probe);
-      requeue(settlement);
-      end();
-      installed.completeExceptionally(TIMED_OUT);
-      return true;
-    }
-
-    private void end() {
-      PENDING.compareAndSet(LeasedFlowLimiter.this, this, null);
-    }
   }
 }

@@ -30,8 +30,8 @@ final class LeaseRig {
   static {
     try {
       MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(LeasedFlowLimiter.class, MethodHandles.lookup());
-      CURRENT = lookup.findVarHandle(LeasedFlowLimiter.class, "current", LeasedFlowLimiter.Lease.class);
-      NEXT = lookup.findVarHandle(LeasedFlowLimiter.class, "next", LeasedFlowLimiter.Lease.class);
+      CURRENT = lookup.findVarHandle(LeasedFlowLimiter.class, "current", Lease.class);
+      NEXT = lookup.findVarHandle(LeasedFlowLimiter.class, "next", Lease.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -44,13 +44,13 @@ final class LeaseRig {
   long setupSpends;
 
   /** The lease calls spend from now. */
-  LeasedFlowLimiter.Lease current() {
-    return (LeasedFlowLimiter.Lease) CURRENT.getVolatile(limiter);
+  Lease current() {
+    return (Lease) CURRENT.getVolatile(limiter);
   }
 
   /** The lease renewed ahead of time, or null. */
-  LeasedFlowLimiter.Lease next() {
-    return (LeasedFlowLimiter.Lease) NEXT.getVolatile(limiter);
+  Lease next() {
+    return (Lease) NEXT.getVolatile(limiter);
   }
 
   /** Whether {@code token} is an admission spent from a lease (not the store's per-call or the fallback's). */
@@ -100,7 +100,7 @@ final class LeaseRig {
     check(fromLease(limiter.tryAcquire(1, T + MS), 3), "spent from lease 3");
     present = T + 2 * MS;
     check(fromLease(limiter.tryAcquire(1, T + 2 * MS), 3), "spent from lease 3 again");
-    LeasedFlowLimiter.Lease following = next();
+    Lease following = next();
     check(current().id == 3 && current().get() == 2 && following != null && following.id == 4
         && following.get() == 10 && limiter.hot(), "lease 3 in hand with 2 left, lease 4 of 10 next");
     setupSpends = 8 + 1 + 1 + 1;

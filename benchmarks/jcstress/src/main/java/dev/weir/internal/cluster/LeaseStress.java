@@ -235,7 +235,7 @@ public final class LeaseStress {
   @State
   public static class RefundRacingTimer {
     final LeaseRig rig = new LeaseRig();
-    final LeasedFlowLimiter.Lease lease;
+    final Lease lease;
     final long token;
 
     public RefundRacingTimer() {
@@ -277,7 +277,7 @@ public final class LeaseStress {
   @State
   public static class RefundRacingRenewal {
     final LeaseRig rig = new LeaseRig();
-    final LeasedFlowLimiter.Lease lease;
+    final Lease lease;
     final long token;
     long t3;
     int threw;
