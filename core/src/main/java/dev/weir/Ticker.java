@@ -16,8 +16,8 @@ public interface Ticker {
   /** Returns the current reading in nanoseconds. */
   long read();
 
-  /** Returns the ticker backed by {@link System#nanoTime()} (always the same instance). */
+  /** Returns the ticker backed by {@link System#nanoTime()}. */
   static Ticker system() {
-    return SystemTicker.INSTANCE;
+    return System::nanoTime;
   }
 }

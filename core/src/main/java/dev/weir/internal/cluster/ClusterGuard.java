@@ -1,7 +1,6 @@
 package dev.weir.internal.cluster;
 
 import dev.weir.CircuitState;
-import dev.weir.Ticker;
 import dev.weir.cluster.ClusterClient;
 import dev.weir.cluster.ClusterCounter;
 import dev.weir.cluster.ClusterDecision;
@@ -105,16 +104,17 @@ public final class ClusterGuard {
   /** Ends leases nobody spends from and round trips nobody waits for; started at the first lease. */
   final LeaseTimer timer = new LeaseTimer();
   /**
-   * Sends renewals ahead of time on a thread of its own, with the engine on real time
-   * ({@link Ticker#system()}); null with a driven ticker, where the calling thread sends them, so that
-   * a test driving time sees each renewal in the order of its calls.
+   * Sends renewals ahead of time on a thread of its own, with the engine on its own coarse clock
+   * (the default on the real clock: {@link EngineClock#resolutionNanos()} above zero); null when every
+   * call reads the ticker (a driven ticker in tests, or {@code clockResolution(ZERO)}), where the
+   * calling thread sends them, so that a test driving time sees each renewal in the order of its calls.
    */
   final @Nullable LeaseRenewer renewer;
   /** The recent lease round trips, from wanting a renewal to installing it; shared by the engine's leases. */
   final RoundTripTimes roundTrips = new RoundTripTimes();
 
   public ClusterGuard(ClusterClient client, ClusterOptions options, EngineClock clock) {
-    this(client, options, clock, options.lease() && clock.ticker() == Ticker.system());
+    this(client, options, clock, options.lease() && clock.resolutionNanos() > 0);
   }
 
   /** With {@code renewalThread}: renewals ahead go through a {@link LeaseRenewer}, whatever the ticker; for tests. */

@@ -168,7 +168,7 @@ class LeaseRenewalTest {
   void theRenewalThreadEndsWhenTheEngineCloses() {
     ScriptedClusterStore store = new ScriptedClusterStore();
     store.leasing = true;
-    EngineClock clock = new EngineClock(Ticker.system(), Sleeper.system());
+    EngineClock clock = new EngineClock(Ticker.system(), Sleeper.system(), 1_000_000); // the engine's default
     ClusterGuard guard = new ClusterGuard(store,
         new ClusterOptions(Duration.ofSeconds(5), ClusterFallback.DENY, 3, Duration.ofSeconds(1), 64, true), clock);
     assertThat(guard.renewer).as("real time: renewals on a thread of their own").isNotNull();
@@ -186,6 +186,7 @@ class LeaseRenewalTest {
       assertThat(thread.getName()).isEqualTo(LeaseRenewer.THREAD_NAME);
       assertThat(thread.isDaemon()).isTrue();
       guard.close();
+      clock.close();
       assertThat(thread.isAlive()).as("ended by the engine's close").isFalse();
       assertThat(guard.renewer.renew(limiter)).as("nothing handed over after the close").isFalse();
     } finally {
