@@ -82,4 +82,12 @@ public interface ResourceStatistics {
   default int adaptiveLimit() {
     return -1;
   }
+
+  /**
+   * Returns the calls waiting now for a place under the resource's {@code threads} rules that let
+   * calls over the limit wait ({@code max-queueing-time}); 0 when none does.
+   */
+  default long waitingCalls() {
+    return 0;
+  }
 }

@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * A circuit breaker on one resource. While closed it watches completed calls over a sliding
- * {@code statInterval}; once at least {@code minRequestAmount} calls completed there and the
+ * {@code statInterval}, or with {@code windowCalls} over the last that many completed calls; once at least {@code minRequestAmount} calls completed there and the
  * strategy's measure passes {@code threshold}, it opens and refuses every call for
  * {@code openDuration}. Then exactly one probe call passes: its outcome closes the breaker (with
  * fresh statistics) or opens it again. A probe that does not complete within {@code openDuration}
@@ -23,6 +23,9 @@ import java.util.Objects;
  * @param openDuration how long the breaker stays open before a probe; also the probe's timeout
  * @param shadow whether the breaker only counts what it would refuse (see {@link Rule#shadow()}):
  *     it still opens, probes and closes, but an open breaker lets calls through
+ * @param windowCalls 0 (the default) to judge the calls of the last {@code statInterval}; else the
+ *     breaker judges the last {@code windowCalls} completed calls, however long ago they completed
+ *     (YAML {@code window: 100 calls}; from 1 to {@value #MAX_WINDOW_CALLS})
  */
 public record DegradeRule(
     String resource,
@@ -32,7 +35,8 @@ public record DegradeRule(
     int minRequestAmount,
     Duration statInterval,
     Duration openDuration,
-    boolean shadow)
+    boolean shadow,
+    int windowCalls)
     implements ResourceRule {
 
   /** Default of {@link #minRequestAmount()}. */
@@ -41,6 +45,8 @@ public record DegradeRule(
   public static final Duration DEFAULT_STAT_INTERVAL = Duration.ofSeconds(1);
   /** Default of {@link #openDuration()}. */
   public static final Duration DEFAULT_OPEN_DURATION = Duration.ofSeconds(10);
+  /** Largest {@link #windowCalls()}: the breaker keeps one outcome per call of its window. */
+  public static final int MAX_WINDOW_CALLS = 100_000;
   /** Default of {@link #slowCallThreshold()}; only used by {@code SLOW_RATIO}. */
   public static final Duration DEFAULT_SLOW_CALL_THRESHOLD = Duration.ofSeconds(1);
 
@@ -53,16 +59,27 @@ public record DegradeRule(
     openDuration = openDuration == null ? DEFAULT_OPEN_DURATION : openDuration;
   }
 
+  /** A breaker over its {@code statInterval}: the components before {@code windowCalls}. */
+  public DegradeRule(String resource, DegradeStrategy strategy, double threshold, Duration slowCallThreshold,
+      int minRequestAmount, Duration statInterval, Duration openDuration, boolean shadow) {
+    this(resource, strategy, threshold, slowCallThreshold, minRequestAmount, statInterval, openDuration, shadow, 0);
+  }
+
   /** A breaker that is not in shadow mode: the components before {@code shadow}. */
   public DegradeRule(String resource, DegradeStrategy strategy, double threshold, Duration slowCallThreshold,
       int minRequestAmount, Duration statInterval, Duration openDuration) {
-    this(resource, strategy, threshold, slowCallThreshold, minRequestAmount, statInterval, openDuration, false);
+    this(resource, strategy, threshold, slowCallThreshold, minRequestAmount, statInterval, openDuration, false, 0);
   }
 
   @Override
   public DegradeRule withShadow(boolean shadow) {
     return shadow == this.shadow ? this : new DegradeRule(resource, strategy, threshold, slowCallThreshold,
-        minRequestAmount, statInterval, openDuration, shadow);
+        minRequestAmount, statInterval, openDuration, shadow, windowCalls);
+  }
+
+  /** Whether the breaker judges its last {@link #windowCalls()} calls rather than its {@code statInterval}. */
+  public boolean countBased() {
+    return windowCalls != 0;
   }
 
   /** Returns a builder for a breaker on {@code resource} with every other field at its default. */
@@ -80,6 +97,7 @@ public record DegradeRule(
     private Duration statInterval = DEFAULT_STAT_INTERVAL;
     private Duration openDuration = DEFAULT_OPEN_DURATION;
     private boolean shadow;
+    private int windowCalls;
 
     private Builder(String resource) {
       this.resource = Objects.requireNonNull(resource, "resource");
@@ -127,10 +145,16 @@ public record DegradeRule(
       return this;
     }
 
+    /** Sets the calls the breaker judges (0: the calls of the last {@code statInterval}). */
+    public Builder windowCalls(int windowCalls) {
+      this.windowCalls = windowCalls;
+      return this;
+    }
+
     /** Returns the rule; it is not validated here. */
     public DegradeRule build() {
       return new DegradeRule(resource, strategy, threshold, slowCallThreshold, minRequestAmount, statInterval,
-          openDuration, shadow);
+          openDuration, shadow, windowCalls);
     }
   }
 

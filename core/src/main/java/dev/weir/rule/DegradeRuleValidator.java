@@ -9,7 +9,8 @@ import java.util.List;
  * duration is whole milliseconds within bounds, so none can overflow nanoseconds (see
  * {@link RuleBounds}): {@code stat-interval} from 10 ms to 1 hour (it has ten buckets),
  * {@code slow-call-threshold} from 1 ms to 1 hour (slow-ratio only), {@code open-duration} from
- * 1 ms to 1 day.
+ * 1 ms to 1 day. A count-based {@code window} holds 1 to {@link DegradeRule#MAX_WINDOW_CALLS} calls,
+ * at least {@code min-request-amount}.
  */
 final class DegradeRuleValidator {
 
@@ -43,6 +44,14 @@ final class DegradeRuleValidator {
       out.add(new RuleViolation("min-request-amount", "must be at least 1, was " + rule.minRequestAmount()));
     }
     Checks.wholeMillis("stat-interval", rule.statInterval(), Duration.ofMillis(10), Duration.ofHours(1), out);
+    int calls = rule.windowCalls();
+    if (calls < 0 || calls > DegradeRule.MAX_WINDOW_CALLS) {
+      out.add(new RuleViolation("window", "must be \"<N> calls\" with N from 1 to " + DegradeRule.MAX_WINDOW_CALLS
+          + (calls < 0 ? "" : ", was " + calls + " calls")));
+    } else if (calls > 0 && rule.minRequestAmount() > calls) {
+      out.add(new RuleViolation("min-request-amount", "must be at most the window's " + calls
+          + " calls (the breaker could never judge), was " + rule.minRequestAmount()));
+    }
     Checks.wholeMillis("open-duration", rule.openDuration(), Duration.ofMillis(1), Duration.ofDays(1), out);
     return out;
   }

@@ -22,7 +22,9 @@ import org.jspecify.annotations.Nullable;
  * @param controlBehavior what happens to calls above the rate
  * @param warmUpPeriod warm-up behaviors: how long the rate takes to rise from cold to {@code count}
  * @param coldFactor warm-up behaviors: the cold rate is {@code count / coldFactor}
- * @param maxQueueingTime queue behaviors: the longest a call waits for its slot
+ * @param maxQueueingTime queue behaviors: the longest a call waits for its slot (default 500 ms);
+ *     {@code THREADS}: the longest a call over the limit waits for a place to free up, in FIFO
+ *     order within its criticality (default 0: refused at once)
  * @param strategy which traffic the rule looks at
  * @param refResource the other resource ({@code RELATED}) or the context name ({@code CHAIN})
  * @param limitApp {@code default} (every caller together), {@code other} (each caller not named by
@@ -37,6 +39,8 @@ import org.jspecify.annotations.Nullable;
  *     1000, at most {@value #MAX_ADAPTIVE_LIMIT})
  * @param initialLimit {@code ADAPTIVE} only: the limit before anything was measured; 0 (the
  *     default) for {@value #DEFAULT_INITIAL_LIMIT} brought into {@code [minLimit, maxLimit]}
+ * @param maxQueueingCount {@code THREADS} with a {@code maxQueueingTime}: the most calls waiting at
+ *     once (0, the default, for {@code count}); a call beyond it is refused at once
  */
 public record FlowRule(
     String resource,
@@ -56,7 +60,8 @@ public record FlowRule(
     @Nullable String name,
     int minLimit,
     int maxLimit,
-    int initialLimit)
+    int initialLimit,
+    int maxQueueingCount)
     implements ResourceRule {
 
   /** {@code limit-app} value: the rule applies to every caller, counted together. */
@@ -77,8 +82,11 @@ public record FlowRule(
   /** Default of {@link #coldFactor()}. */
   public static final int DEFAULT_COLD_FACTOR = 3;
 
-  /** Default of {@link #maxQueueingTime()}. */
+  /** Default of {@link #maxQueueingTime()} for the queue behaviors ({@code THREADS} rules: zero). */
   public static final Duration DEFAULT_MAX_QUEUEING_TIME = Duration.ofMillis(500);
+
+  /** Largest {@link #maxQueueingCount()}: each waiting call is a parked thread. */
+  public static final int MAX_QUEUEING_COUNT = 100_000;
 
   /** Default of {@link #minLimit()}. */
   public static final int DEFAULT_MIN_LIMIT = 1;
@@ -102,7 +110,8 @@ public record FlowRule(
     interval = interval == null ? DEFAULT_INTERVAL : interval;
     controlBehavior = controlBehavior == null ? ControlBehavior.REJECT : controlBehavior;
     warmUpPeriod = warmUpPeriod == null ? DEFAULT_WARM_UP_PERIOD : warmUpPeriod;
-    maxQueueingTime = maxQueueingTime == null ? DEFAULT_MAX_QUEUEING_TIME : maxQueueingTime;
+    maxQueueingTime = maxQueueingTime != null ? maxQueueingTime
+        : grade == FlowGrade.THREADS ? Duration.ZERO : DEFAULT_MAX_QUEUEING_TIME;
     strategy = strategy == null ? FlowStrategy.DIRECT : strategy;
     limitApp = limitApp == null ? LIMIT_APP_DEFAULT : limitApp;
     name = name == null || name.isBlank() ? null : name;
@@ -123,6 +132,26 @@ public record FlowRule(
       @Nullable String name) {
     this(resource, count, grade, interval, exact, controlBehavior, warmUpPeriod, coldFactor, maxQueueingTime, strategy,
         refResource, limitApp, clusterMode, shadow, name, DEFAULT_MIN_LIMIT, DEFAULT_MAX_LIMIT, 0);
+  }
+
+  /** A rule whose waiting calls are bounded by the default: the components before {@code maxQueueingCount}. */
+  public FlowRule(String resource, double count, FlowGrade grade, Duration interval, boolean exact,
+      ControlBehavior controlBehavior, Duration warmUpPeriod, int coldFactor, Duration maxQueueingTime,
+      FlowStrategy strategy, @Nullable String refResource, String limitApp, boolean clusterMode, boolean shadow,
+      @Nullable String name, int minLimit, int maxLimit, int initialLimit) {
+    this(resource, count, grade, interval, exact, controlBehavior, warmUpPeriod, coldFactor, maxQueueingTime, strategy,
+        refResource, limitApp, clusterMode, shadow, name, minLimit, maxLimit, initialLimit, 0);
+  }
+
+  /**
+   * {@code THREADS} only: the most calls waiting at once for a place, {@link #maxQueueingCount()}
+   * or, when that is 0, {@code count}; 0 when calls over the limit never wait.
+   */
+  public int waitingBound() {
+    if (grade != FlowGrade.THREADS || maxQueueingTime.isZero() || maxQueueingTime.isNegative()) {
+      return 0;
+    }
+    return maxQueueingCount != 0 ? maxQueueingCount : (int) Math.min(count, MAX_QUEUEING_COUNT);
   }
 
   @Override
@@ -188,6 +217,7 @@ public record FlowRule(
     builder.minLimit = minLimit;
     builder.maxLimit = maxLimit;
     builder.initialLimit = initialLimit;
+    builder.maxQueueingCount = maxQueueingCount;
     return builder;
   }
 
@@ -202,6 +232,9 @@ public record FlowRule(
           .append(", initial-limit=").append(startingLimit());
     } else {
       text.append(", count=").append(count).append(", grade=").append(grade);
+    }
+    if (waitingBound() > 0) {
+      text.append(", max-queueing-time=").append(maxQueueingTime).append(", max-queueing-count=").append(waitingBound());
     }
     if (grade == FlowGrade.QPS) {
       text.append(", interval=").append(interval).append(", control-behavior=").append(controlBehavior);
@@ -234,7 +267,8 @@ public record FlowRule(
     private ControlBehavior controlBehavior = ControlBehavior.REJECT;
     private Duration warmUpPeriod = DEFAULT_WARM_UP_PERIOD;
     private int coldFactor = DEFAULT_COLD_FACTOR;
-    private Duration maxQueueingTime = DEFAULT_MAX_QUEUEING_TIME;
+    private @Nullable Duration maxQueueingTime;
+    private int maxQueueingCount;
     private FlowStrategy strategy = FlowStrategy.DIRECT;
     private @Nullable String refResource;
     private String limitApp = LIMIT_APP_DEFAULT;
@@ -351,10 +385,17 @@ public record FlowRule(
       return this;
     }
 
+    /** Sets the most calls of a {@code THREADS} rule waiting at once; 0 for {@code count}. */
+    public Builder maxQueueingCount(int maxQueueingCount) {
+      this.maxQueueingCount = maxQueueingCount;
+      return this;
+    }
+
     /** Returns the rule; it is not validated here. */
     public FlowRule build() {
       return new FlowRule(resource, count, grade, interval, exact, controlBehavior, warmUpPeriod, coldFactor,
-          maxQueueingTime, strategy, refResource, limitApp, clusterMode, shadow, name, minLimit, maxLimit, initialLimit);
+          maxQueueingTime, strategy, refResource, limitApp, clusterMode, shadow, name, minLimit, maxLimit, initialLimit,
+          maxQueueingCount);
     }
   }
 

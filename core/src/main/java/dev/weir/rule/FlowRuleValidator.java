@@ -26,6 +26,8 @@ import java.util.List;
  *       least 1 ms for the warm-up behaviors). Both are checked whatever the behavior, so no
  *       duration of a valid rule can overflow nanoseconds; see {@link RuleBounds} for why these
  *       values.
+ *   <li>grade threads: {@code max-queueing-count} from 0 (for {@code count}) to
+ *       {@link FlowRule#MAX_QUEUEING_COUNT}, and only with a {@code max-queueing-time} above 0.
  *   <li>grade adaptive: {@code 1 <= min-limit <= initial-limit <= max-limit <=}
  *       {@value FlowRule#MAX_ADAPTIVE_LIMIT} ({@code initial-limit} 0 for its default); no
  *       {@code count} (the limit is measured, not given), control-behavior reject only (a call is
@@ -83,6 +85,9 @@ final class FlowRuleValidator {
       out.add(new RuleViolation("limit-app", "must be 'default', 'other' or an origin name"));
     } else {
       Checks.name("limit-app", rule.limitApp(), out);
+    }
+    if (rule.grade() != FlowGrade.THREADS && rule.maxQueueingCount() != 0) {
+      out.add(new RuleViolation("max-queueing-count", "applies to grade threads only"));
     }
     if (rule.clusterMode() && rule.grade() != FlowGrade.QPS) {
       out.add(new RuleViolation("cluster-mode", "applies to grade qps only; a concurrency limit cannot be shared"));
@@ -143,6 +148,14 @@ final class FlowRuleValidator {
     }
     if (rule.count() != Math.rint(rule.count())) {
       out.add(new RuleViolation("count", "must be a whole number for grade threads, was " + rule.count()));
+    }
+    int waiting = rule.maxQueueingCount();
+    if (waiting < 0 || waiting > FlowRule.MAX_QUEUEING_COUNT) {
+      out.add(new RuleViolation("max-queueing-count", "must be from 0 (for count) to " + FlowRule.MAX_QUEUEING_COUNT
+          + ", was " + waiting));
+    } else if (waiting != 0 && rule.maxQueueingTime().isZero()) {
+      out.add(new RuleViolation("max-queueing-count", "needs a max-queueing-time above 0 (calls over the limit"
+          + " wait only with one)"));
     }
   }
 

@@ -272,13 +272,13 @@ public final class WeirEndpoint {
       shadowBlocked.put(RulesJson.key(kind), statistics == null ? 0 : statistics.totalShadowBlocked(kind));
     }
     if (statistics == null) {
-      return new ResourceDescriptor(0, 0, 0, 0, 0, 0, RulesJson.circuitState(CircuitState.CLOSED), null,
+      return new ResourceDescriptor(0, 0, 0, 0, 0, 0, 0, RulesJson.circuitState(CircuitState.CLOSED), null,
           new TotalsDescriptor(0, 0, 0, 0), blocked, shadowBlocked, rulesDescriptor, warnings);
     }
     TotalsDescriptor totals = new TotalsDescriptor(statistics.totalPassed(), statistics.totalSucceeded(),
         statistics.totalFailed(), statistics.totalResponseTimeNanos() / 1e6);
     return new ResourceDescriptor(statistics.passQps(), statistics.blockQps(), statistics.successQps(),
-        statistics.exceptionQps(), statistics.avgRtMillis(), statistics.activeCalls(),
+        statistics.exceptionQps(), statistics.avgRtMillis(), statistics.activeCalls(), statistics.waitingCalls(),
         RulesJson.circuitState(statistics.circuitState()), adaptiveLimit(statistics), totals, blocked, shadowBlocked,
         rulesDescriptor, warnings);
   }
@@ -367,6 +367,8 @@ public final class WeirEndpoint {
    * @param exceptionQps calls completed with an error in the last second
    * @param avgRt mean response time of the calls completed in the last second, in milliseconds
    * @param activeCalls admitted calls inside now
+   * @param waitingCalls calls waiting now for a place under a {@code threads} rule with a
+   *     {@code max-queueing-time}; left out of the JSON when none waits
    * @param circuitState {@code closed}, {@code open} (any breaker open) or {@code half_open}
    * @param adaptiveLimit the current limit of the resource's {@code adaptive} flow rule (the lowest
    *     of several): how many calls of the highest criticality present may be inside at once; left
@@ -384,7 +386,7 @@ public final class WeirEndpoint {
    *     not declare and no call has used since start
    */
   public record ResourceDescriptor(long passQps, long blockQps, long successQps, long exceptionQps, double avgRt,
-      long activeCalls, String circuitState,
+      long activeCalls, @JsonInclude(JsonInclude.Include.NON_DEFAULT) long waitingCalls, String circuitState,
       @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Integer adaptiveLimit, TotalsDescriptor totals, Map<String, Long> blocked,
       Map<String, Long> shadowBlocked, RulesDescriptor rules,
       @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> warnings)

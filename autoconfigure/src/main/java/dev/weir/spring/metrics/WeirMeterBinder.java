@@ -39,6 +39,9 @@ import java.util.function.ToDoubleFunction;
  *       have refused (the calls went on)</td></tr>
  *   <tr><td>{@value #ACTIVE}</td><td>gauge</td><td></td>
  *       <td>{@link ResourceStatistics#activeCalls()}</td></tr>
+ *   <tr><td>{@value #WAITING}</td><td>gauge</td><td></td>
+ *       <td>{@link ResourceStatistics#waitingCalls()}: calls waiting for a place under a
+ *       {@code threads} rule with a {@code max-queueing-time}</td></tr>
  *   <tr><td>{@value #DURATION}</td><td>function timer</td><td></td><td>completed calls and
  *       {@link ResourceStatistics#totalResponseTimeNanos()}</td></tr>
  *   <tr><td>{@value #CIRCUIT_STATE}</td><td>gauge, 1 for the current state, else 0</td>
@@ -92,6 +95,9 @@ public final class WeirMeterBinder implements MeterBinder {
 
   /** Name of the gauge of calls inside a resource now. */
   public static final String ACTIVE = "weir.calls.active";
+
+  /** Name of the gauge of calls waiting for a place under a waiting {@code threads} rule. */
+  public static final String WAITING = "weir.calls.waiting";
 
   /** Name of the timer of completed calls. */
   public static final String DURATION = "weir.call.duration";
@@ -184,6 +190,9 @@ public final class WeirMeterBinder implements MeterBinder {
     }
     Gauge.builder(ACTIVE, statistics, ResourceStatistics::activeCalls)
         .description("Admitted calls inside a Weir resource now")
+        .tags(resourceTags).register(registry);
+    Gauge.builder(WAITING, statistics, ResourceStatistics::waitingCalls)
+        .description("Calls of a Weir resource waiting for a place under a threads rule with a max-queueing-time")
         .tags(resourceTags).register(registry);
     FunctionTimer.builder(DURATION, statistics, stats -> stats.totalSucceeded() + stats.totalFailed(),
             ResourceStatistics::totalResponseTimeNanos, TimeUnit.NANOSECONDS)

@@ -42,6 +42,12 @@ public final class DegradeRuleProperties {
   /** How long the circuit stays open before one probe call decides. */
   private Duration openDuration = Duration.ofSeconds(10);
 
+  /**
+   * Instead of stat-interval, "N calls": the circuit judges the last N completed calls however
+   * long ago they completed (1 to 100000). Unset: the calls of the last stat-interval.
+   */
+  private @Nullable String window;
+
 
   // Setters of flags and whole numbers take wrapper types, null restoring the default: for a field
   // the rule does not set, Spring Boot's binder converts "no value" to the setter's type, and to a
@@ -103,6 +109,35 @@ public final class DegradeRuleProperties {
     this.openDuration = openDuration;
   }
 
+  public @Nullable String getWindow() {
+    return window;
+  }
+
+  public void setWindow(@Nullable String window) {
+    this.window = window;
+  }
+
+  /**
+   * The calls of a count-based {@code window}: 0 when unset, -1 when it is not {@code "<N> calls"}
+   * (the validator then names the property and what it accepts).
+   */
+  static int windowCalls(@Nullable String window) {
+    if (window == null || window.isBlank()) {
+      return 0;
+    }
+    String text = window.strip();
+    int digits = 0;
+    while (digits < text.length() && digits < 8 && Character.isDigit(text.charAt(digits))) {
+      digits++;
+    }
+    String unit = text.substring(digits).strip();
+    if (digits == 0 || digits >= 8 || !(unit.equals("calls") || unit.equals("call"))) {
+      return -1;
+    }
+    int calls = Integer.parseInt(text.substring(0, digits));
+    return calls == 0 ? -1 : calls;
+  }
+
   public @Nullable Boolean getShadow() {
     return shadow;
   }
@@ -119,6 +154,6 @@ public final class DegradeRuleProperties {
   /** Returns the rule; missing required values are reported by {@link WeirPropertiesValidator}. */
   DegradeRule toRule() {
     return new DegradeRule(resource == null ? "" : resource, strategy, threshold == null ? Double.NaN : threshold,
-        slowCallThreshold, minRequestAmount, statInterval, openDuration);
+        slowCallThreshold, minRequestAmount, statInterval, openDuration, false, windowCalls(window));
   }
 }

@@ -53,8 +53,15 @@ public final class FlowRuleProperties {
   /** Warm-up behaviors: the rate after an idle period is count / cold-factor; at least 2. */
   private int coldFactor = DEFAULT_COLD_FACTOR;
 
-  /** Queue behaviors: the longest a call waits for its turn before it is refused; 0 to 1h. */
-  private Duration maxQueueingTime = Duration.ofMillis(500);
+  /**
+   * Queue behaviors: the longest a call waits for its turn before it is refused; 0 to 1h (default
+   * 500ms). Grade threads: the longest a call over the limit waits for a place, FIFO (default 0:
+   * refused at once).
+   */
+  private @Nullable Duration maxQueueingTime;
+
+  /** Grade threads with a max-queueing-time: the most calls waiting at once (default: count). */
+  private @Nullable Integer maxQueueingCount;
 
   /** Which traffic the rule looks at: direct, related (another resource) or chain (one context). */
   private FlowStrategy strategy = FlowStrategy.DIRECT;
@@ -178,12 +185,20 @@ public final class FlowRuleProperties {
     this.coldFactor = coldFactor != null ? coldFactor : DEFAULT_COLD_FACTOR;
   }
 
-  public Duration getMaxQueueingTime() {
+  public @Nullable Duration getMaxQueueingTime() {
     return maxQueueingTime;
   }
 
-  public void setMaxQueueingTime(Duration maxQueueingTime) {
+  public void setMaxQueueingTime(@Nullable Duration maxQueueingTime) {
     this.maxQueueingTime = maxQueueingTime;
+  }
+
+  public @Nullable Integer getMaxQueueingCount() {
+    return maxQueueingCount;
+  }
+
+  public void setMaxQueueingCount(@Nullable Integer maxQueueingCount) {
+    this.maxQueueingCount = maxQueueingCount;
   }
 
   public FlowStrategy getStrategy() {
@@ -242,6 +257,7 @@ public final class FlowRuleProperties {
         .warmUpPeriod(warmUpPeriod)
         .coldFactor(coldFactor)
         .maxQueueingTime(maxQueueingTime)
+        .maxQueueingCount(maxQueueingCount == null ? 0 : maxQueueingCount)
         .strategy(strategy)
         .refResource(refResource)
         .limitApp(limitApp)

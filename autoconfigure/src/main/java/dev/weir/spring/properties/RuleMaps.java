@@ -47,6 +47,9 @@ public final class RuleMaps {
       map.put("warm-up-period", duration(flow.warmUpPeriod()));
       map.put("cold-factor", flow.coldFactor());
       map.put("max-queueing-time", duration(flow.maxQueueingTime()));
+      if (flow.maxQueueingCount() != 0) {
+        map.put("max-queueing-count", flow.maxQueueingCount());
+      }
       map.put("strategy", name(flow.strategy()));
       putIfSet(map, "ref-resource", flow.refResource());
       map.put("limit-app", flow.limitApp());
@@ -58,6 +61,9 @@ public final class RuleMaps {
       map.put("min-request-amount", degrade.minRequestAmount());
       map.put("stat-interval", duration(degrade.statInterval()));
       map.put("open-duration", duration(degrade.openDuration()));
+      if (degrade.countBased()) {
+        map.put("window", degrade.windowCalls() + " calls");
+      }
     } else if (rule instanceof ParamFlowRule param) {
       putIfSet(map, "name", param.name());
       if (param.key() != null) {

@@ -256,7 +256,9 @@ final class SentinelFile implements RuleSource {
         ControlBehavior.WARM_UP, ControlBehavior.QUEUE, ControlBehavior.WARM_UP_QUEUE},
         "0 (reject), 1 (warm up), 2 (rate limiter) or 3 (warm up + rate limiter)"));
     rule.setWarmUpPeriod(Duration.ofSeconds(e.whole("warmUpPeriodSec", 10)));
-    rule.setMaxQueueingTime(Duration.ofMillis(e.whole("maxQueueingTimeMs", 500)));
+    // Sentinel never queues a thread-count rule, whatever its maxQueueingTimeMs: nor does Weir.
+    rule.setMaxQueueingTime(rule.getGrade() == FlowGrade.THREADS ? Duration.ZERO
+        : Duration.ofMillis(e.whole("maxQueueingTimeMs", 500)));
     boolean cluster = e.bool("clusterMode", false);
     rule.setClusterMode(cluster);
     Node config = e.fields.get("clusterConfig");

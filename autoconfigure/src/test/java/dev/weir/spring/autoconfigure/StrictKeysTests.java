@@ -77,7 +77,8 @@ class StrictKeysTests {
                 + " weir.degrade[1], ...",
             "weir.flow[0].xyzzy: unknown key; the keys of weir.flow[0] are [cluster-mode, cold-factor,"
                 + " control-behavior, count, exact, grade, initial-limit, interval, limit-app, max-limit,"
-                + " max-queueing-time, min-limit, name, ref-resource, resource, shadow, strategy, warm-up-period]"));
+                + " max-queueing-count, max-queueing-time, min-limit, name, ref-resource, resource, shadow, strategy,"
+                + " warm-up-period]"));
   }
 
   @Test

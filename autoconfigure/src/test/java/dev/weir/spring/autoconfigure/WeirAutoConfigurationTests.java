@@ -52,6 +52,30 @@ class WeirAutoConfigurationTests {
   }
 
   @Test
+  void bindsWaitingBulkheadsAndCountBasedBreakers() {
+    runner.withPropertyValues("weir.flow[0].resource=a", "weir.flow[0].grade=threads", "weir.flow[0].count=4",
+        "weir.flow[0].max-queueing-time=250ms", "weir.flow[1].resource=b", "weir.flow[1].grade=threads",
+        "weir.flow[1].count=2", "weir.flow[2].resource=c", "weir.flow[2].count=2",
+        "weir.flow[2].control-behavior=queue", "weir.degrade[0].resource=a", "weir.degrade[0].strategy=error-ratio",
+        "weir.degrade[0].threshold=0.5", "weir.degrade[0].window= 100 calls ").run(context -> {
+          RuleRegistry rules = context.getBean(Weir.class).rules();
+          assertThat(rules.rules("a").flow()).singleElement().satisfies(rule -> {
+            assertThat(rule.maxQueueingTime()).isEqualTo(java.time.Duration.ofMillis(250));
+            assertThat(rule.waitingBound()).as("max-queueing-count defaults to count").isEqualTo(4);
+          });
+          assertThat(rules.rules("b").flow()).singleElement().satisfies(rule -> {
+            assertThat(rule.maxQueueingTime()).as("a threads rule waits only when told to").isZero();
+            assertThat(rule.waitingBound()).isZero();
+          });
+          assertThat(rules.rules("c").flow()).singleElement().satisfies(
+              rule -> assertThat(rule.maxQueueingTime()).as("queue keeps its default").isEqualTo(
+                  java.time.Duration.ofMillis(500)));
+          assertThat(rules.rules("a").degrade()).singleElement()
+              .satisfies(rule -> assertThat(rule.windowCalls()).isEqualTo(100));
+        });
+  }
+
+  @Test
   void weirShadowPutsEveryRuleInShadowModeUnlessTheRuleSaysOtherwise() {
     runner.withPropertyValues("weir.shadow=true", "weir.flow[0].resource=a", "weir.flow[0].count=1",
         "weir.flow[1].resource=b", "weir.flow[1].count=1", "weir.flow[1].shadow=false",

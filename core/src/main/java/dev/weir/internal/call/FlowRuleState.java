@@ -2,6 +2,7 @@ package dev.weir.internal.call;
 
 import dev.weir.internal.cluster.ClusterKeys;
 import dev.weir.internal.limit.AdaptiveLimiter;
+import dev.weir.internal.limit.ConcurrencyLimiter;
 import dev.weir.internal.limit.FlowLimiter;
 import dev.weir.internal.limit.ShadowRefusals;
 import dev.weir.rule.ControlBehavior;
@@ -68,7 +69,8 @@ final class FlowRuleState {
    */
   FlowRuleState successor(FlowRule rule) {
     if (rule.count() == this.rule.count() && rule.minLimit() == this.rule.minLimit()
-        && rule.maxLimit() == this.rule.maxLimit()) {
+        && rule.maxLimit() == this.rule.maxLimit() && rule.waitingBound() == this.rule.waitingBound()
+        && rule.maxQueueingTime().equals(this.rule.maxQueueingTime())) {
       return new FlowRuleState(rule, limiters, shared, perOrigin, overflow);
     }
     if (rule.grade() == FlowGrade.ADAPTIVE && shared instanceof AdaptiveLimiter adaptive) {
@@ -79,21 +81,32 @@ final class FlowRuleState {
     double count = rule.count();
     FlowLimiter nextShared = null;
     if (shared != null) {
-      FlowLimiter carried = shared.withCount(count);
+      FlowLimiter carried = carry(shared, rule);
       nextShared = carried != null ? carried : limiters.forFlow(rule, sharedScope(rule));
     }
     ConcurrentHashMap<String, FlowLimiter> nextPerOrigin = null;
     if (perOrigin != null) {
       nextPerOrigin = new ConcurrentHashMap<>();
       for (Map.Entry<String, FlowLimiter> origin : perOrigin.entrySet()) {
-        FlowLimiter carried = origin.getValue().withCount(count);
+        FlowLimiter carried = carry(origin.getValue(), rule);
         if (carried != null) {
           nextPerOrigin.put(origin.getKey(), carried);
         }
       }
     }
     FlowLimiter spill = overflow;
-    return new FlowRuleState(rule, limiters, nextShared, nextPerOrigin, spill == null ? null : spill.withCount(count));
+    return new FlowRuleState(rule, limiters, nextShared, nextPerOrigin, spill == null ? null : carry(spill, rule));
+  }
+
+  /**
+   * What {@code limiter} carries over to {@code rule}: a {@code threads} limiter keeps its calls inside
+   * and its waiting calls under the new count and waiting bounds; the others, {@link FlowLimiter#withCount}.
+   */
+  private @Nullable FlowLimiter carry(FlowLimiter limiter, FlowRule rule) {
+    if (limiter instanceof ConcurrencyLimiter threads && rule.grade() == FlowGrade.THREADS) {
+      return threads.withRule(rule, limiters.clock());
+    }
+    return limiter.withCount(rule.count());
   }
 
   /** The limiter of every call the rule applies to, or null when it has one per origin. */
@@ -103,8 +116,8 @@ final class FlowRuleState {
 
   /** Whether the rule may make a call wait: a queueing rule in force (in shadow mode, calls never wait). */
   boolean waits() {
-    return shadow == null && rule.grade() == FlowGrade.QPS && (rule.controlBehavior() == ControlBehavior.QUEUE
-        || rule.controlBehavior() == ControlBehavior.WARM_UP_QUEUE);
+    return shadow == null && (rule.waitingBound() > 0 || rule.grade() == FlowGrade.QPS
+        && (rule.controlBehavior() == ControlBehavior.QUEUE || rule.controlBehavior() == ControlBehavior.WARM_UP_QUEUE));
   }
 
   /** Returns the limiter that counts this call, or null when the rule does not apply to it. */

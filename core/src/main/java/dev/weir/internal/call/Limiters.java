@@ -87,6 +87,11 @@ final class Limiters {
     return LeasedFlowLimiter.of(cluster, () -> client.leases(limit), perCall, rule.count(), rule.interval().toNanos());
   }
 
+  /** The engine's clock. */
+  EngineClock clock() {
+    return clock;
+  }
+
   private FlowLimiter localFlow(FlowRule rule) {
     long now = clock.read();
     long interval = rule.interval().toNanos();
@@ -94,7 +99,7 @@ final class Limiters {
       return new RelatedLimiter(traffic, rule.refResource(), rule.grade(), rule.count());
     }
     if (rule.grade() == FlowGrade.THREADS) {
-      return new ConcurrencyLimiter(rule.count());
+      return new ConcurrencyLimiter(rule, clock);
     }
     if (rule.grade() == FlowGrade.ADAPTIVE) {
       return new AdaptiveLimiter(rule.minLimit(), rule.maxLimit(), rule.startingLimit(), now);

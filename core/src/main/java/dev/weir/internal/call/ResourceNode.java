@@ -3,6 +3,7 @@ package dev.weir.internal.call;
 import dev.weir.CircuitState;
 import dev.weir.ResourceStatistics;
 import dev.weir.internal.limit.AdaptiveLimiter;
+import dev.weir.internal.limit.ConcurrencyLimiter;
 import dev.weir.internal.limit.CircuitBreaker;
 import dev.weir.internal.limit.ShadowCounts;
 import dev.weir.internal.time.EngineClock;
@@ -182,6 +183,17 @@ public final class ResourceNode extends StatisticNode implements ResourceStatist
       }
     }
     return lowest;
+  }
+
+  @Override
+  public long waitingCalls() {
+    long waiting = 0;
+    for (FlowRuleState state : rules.flow.states) {
+      if (state.sharedLimiter() instanceof ConcurrencyLimiter threads) {
+        waiting += threads.waiting();
+      }
+    }
+    return waiting;
   }
 
   @Override

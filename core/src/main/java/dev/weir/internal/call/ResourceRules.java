@@ -14,6 +14,7 @@ import dev.weir.rule.FlowRule;
 import dev.weir.rule.ParamFlowRule;
 import dev.weir.rule.ResourceRule;
 import dev.weir.rule.RuleSet;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.HashMap;
@@ -202,8 +203,12 @@ final class ResourceRules {
    * it counts (shadow, name): a rule of the same lineage may carry its limiters over.
    */
   private static FlowRule lineage(FlowRule rule) {
-    return ((FlowRule) twinKey(rule)).toBuilder().count(0).minLimit(FlowRule.DEFAULT_MIN_LIMIT)
-        .maxLimit(FlowRule.DEFAULT_MAX_LIMIT).initialLimit(0).build();
+    FlowRule.Builder lineage = ((FlowRule) twinKey(rule)).toBuilder().count(0).minLimit(FlowRule.DEFAULT_MIN_LIMIT)
+        .maxLimit(FlowRule.DEFAULT_MAX_LIMIT).initialLimit(0);
+    if (rule.grade() == FlowGrade.THREADS) {
+      lineage.maxQueueingTime(Duration.ZERO).maxQueueingCount(0); // the calls inside stay when the waits change
+    }
+    return lineage.build();
   }
 
   /** {@code rule} without what does not change what it counts: in force, and without a name. Twins share their state. */

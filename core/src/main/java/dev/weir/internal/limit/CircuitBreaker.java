@@ -70,7 +70,9 @@ public final class CircuitBreaker {
   public final @Nullable ShadowRefusals shadow;
   private final long slowNanos;
   private final long intervalNanos;
-  private final Circuit<LeapArray<Bucket>> circuit;
+  /** The window of each closed period: a {@code LeapArray<Bucket>}, or a {@link CallRing} when count-based. */
+  private final Circuit<Object> circuit;
+  private final int windowCalls;
   /** Effective reading of the newest bad call (slow or failed, per strategy); only grows. */
   private final AtomicLong lastBad;
   /**
@@ -84,6 +86,7 @@ public final class CircuitBreaker {
     this.shadow = ShadowRefusals.of(rule);
     this.slowNanos = rule.slowCallThreshold().toNanos();
     this.intervalNanos = rule.statInterval().toNanos();
+    this.windowCalls = rule.windowCalls();
     this.lastBad = new AtomicLong(NONE);
     AtomicReference<DegradeRule> inForce = new AtomicReference<>(rule);
     this.reported = inForce;
@@ -100,6 +103,7 @@ public final class CircuitBreaker {
     this.shadow = ShadowRefusals.of(rule);
     this.slowNanos = twin.slowNanos;
     this.intervalNanos = twin.intervalNanos;
+    this.windowCalls = twin.windowCalls;
     this.lastBad = twin.lastBad;
     this.reported = twin.reported;
     this.circuit = twin.circuit;
@@ -114,8 +118,8 @@ public final class CircuitBreaker {
     return rule.openDuration();
   }
 
-  private LeapArray<Bucket> newWindow() {
-    return new LeapArray<>(BUCKETS, intervalNanos, Bucket::new);
+  private Object newWindow() {
+    return windowCalls > 0 ? new CallRing(windowCalls) : new LeapArray<>(BUCKETS, intervalNanos, Bucket::new);
   }
 
   public CircuitState state() {
@@ -178,11 +182,30 @@ public final class CircuitBreaker {
       }
       return;
     }
-    Circuit.Phase<LeapArray<Bucket>> period = circuit.closedPeriod(start);
+    Circuit.Phase<Object> period = circuit.closedPeriod(start);
     if (period == null) {
       return; // not closed, or a call of an earlier closed period
     }
-    LeapArray<Bucket> window = period.window();
+    if (period.window() instanceof CallRing ring) {
+      /*
+       * Count-based: judge while a bad call is among the last N. The ring's counts are read after
+       * this call's own correction, so of two calls completing together the later reader judges a
+       * ring holding both (see CallRing).
+       */
+      ring.add(slow, failed);
+      long badCalls = rule.strategy() == DegradeStrategy.SLOW_RATIO ? ring.slow() : ring.errors();
+      long total = ring.total();
+      if (badCalls == 0 || total < rule.minRequestAmount()) {
+        return;
+      }
+      String reason = tripReason(total, ring.slow(), ring.errors(), " of the last " + windowCalls + " calls");
+      if (reason != null) {
+        circuit.trip(period, now, reason);
+      }
+      return;
+    }
+    @SuppressWarnings("unchecked")
+    LeapArray<Bucket> window = (LeapArray<Bucket>) period.window();
     Bucket bucket = window.current(now);
     bucket.total.increment();
     if (slow) {
@@ -210,27 +233,29 @@ public final class CircuitBreaker {
     if (total < rule.minRequestAmount()) {
       return;
     }
-    String reason = tripReason(window, now, total);
+    boolean slowMeasure = rule.strategy() == DegradeStrategy.SLOW_RATIO;
+    long slowCalls = slowMeasure ? window.sum(now, b -> b.slow.sum()) : 0;
+    long errorCalls = slowMeasure ? 0 : window.sum(now, b -> b.errors.sum());
+    String reason = tripReason(total, slowCalls, errorCalls, " calls");
     if (reason != null) {
       circuit.trip(period, now, reason); // fails, tripping nothing, if the judged period has ended
     }
   }
 
-  private @Nullable String tripReason(LeapArray<Bucket> window, long now, long total) {
+  private @Nullable String tripReason(long total, long slowCalls, long errorCalls, String of) {
     double threshold = rule.threshold();
     switch (rule.strategy()) {
       case SLOW_RATIO -> {
-        double ratio = (double) window.sum(now, b -> b.slow.sum()) / total;
+        double ratio = (double) slowCalls / total;
         boolean trips = ratio > threshold || (ratio == 1.0 && threshold == 1.0);
-        return trips ? "slow-call ratio " + ratio + " over " + threshold + " (" + total + " calls)" : null;
+        return trips ? "slow-call ratio " + ratio + " over " + threshold + " (" + total + of + ")" : null;
       }
       case ERROR_RATIO -> {
-        double ratio = (double) window.sum(now, b -> b.errors.sum()) / total;
-        return ratio > threshold ? "error ratio " + ratio + " over " + threshold + " (" + total + " calls)" : null;
+        double ratio = (double) errorCalls / total;
+        return ratio > threshold ? "error ratio " + ratio + " over " + threshold + " (" + total + of + ")" : null;
       }
       case ERROR_COUNT -> {
-        long errors = window.sum(now, b -> b.errors.sum());
-        return errors > threshold ? errors + " errors over " + threshold + " (" + total + " calls)" : null;
+        return errorCalls > threshold ? errorCalls + " errors over " + threshold + " (" + total + of + ")" : null;
       }
       default -> throw new IllegalStateException(rule.strategy().toString());
     }

@@ -115,6 +115,29 @@ class AdaptiveDashboardBrowserTests {
     assertThat(text(browser, "tr[data-resource='searchProducts'] td[data-metric='active']")).doesNotContain("of");
   }
 
+  @Test
+  void callsWaitingUnderAThreadsRuleAreShownBesideTheCallsInside() throws Exception {
+    String resource = "bulkhead.held";
+    weir.rules().update(resource, rules -> rules.withFlow(List.of(FlowRule.builder(resource)
+        .grade(dev.weir.rule.FlowGrade.THREADS).count(1).maxQueueingTime(java.time.Duration.ofMinutes(2)).build())));
+    held.add(weir.asyncEntry(resource, EntryType.IN, 1));
+    java.util.concurrent.CompletableFuture<Void> waiter = java.util.concurrent.CompletableFuture.runAsync(() -> {
+      try (Entry entry = weir.entry(resource)) {
+        // admitted once the held call ends
+      }
+    });
+    browser.get("http://localhost:" + port + "/actuator/weir");
+    await(browser, 15, "the row shows one call inside and one waiting", b -> String.valueOf(
+        text(b, "tr[data-resource='" + resource + "'] td[data-metric='active']")).contains("+1 waiting"));
+    assertThat(text(browser, "tr[data-resource='" + resource + "'] td[data-metric='active']")).startsWith("1");
+    click(browser, "#rows button[data-name='" + resource + "']");
+    await(browser, 10, "the details say so too", b -> String.valueOf(text(b, "#detail-summary")).contains("(+1 waiting)"));
+    held.remove(0).close();
+    waiter.get(30, TimeUnit.SECONDS);
+    await(browser, 10, "nobody waits", b -> !String.valueOf(
+        text(b, "tr[data-resource='" + resource + "'] td[data-metric='active']")).contains("waiting"));
+  }
+
   /** The y of value {@code v} on an axis from 0 to {@code top}: the chart's plot is 202 px high from y 12. */
   private static String y(double v, double top) {
     return String.format(java.util.Locale.ROOT, "%.1f", 12 + 202 - v / top * 202);
