@@ -275,10 +275,12 @@ public final class Call extends Entry implements Invocation {
    */
   boolean finish(long generation, boolean cancelled) {
     while (!STATE.compareAndSet(this, generation | OPEN, generation | CLOSING)) {
-      if (state != (generation | SETTLING)) {
-        return false;
+      long seen = state;
+      if (seen == (generation | SETTLING)) {
+        Thread.onSpinWait(); // a settle of this call is running: it ends in a few CASes, then the close goes on
+      } else if (seen != (generation | OPEN)) {
+        return false; // closed already, or a later call
       }
-      Thread.onSpinWait(); // a settle of this call is running: it ends in a few CASes, then the close goes on
     }
     try {
       this.cancelled = cancelled;
