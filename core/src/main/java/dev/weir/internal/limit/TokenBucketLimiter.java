@@ -30,6 +30,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * full, by at most its excess) or ends at most there: over any span {@code [a, b]}, the cost taken
  * is at most {@code (b - a) / emission + count + burst + the largest excess of one call}. An excess
  * is capped at {@link #MAX_NANOS} of emission, so no cost, however large, overflows {@code tat}.
+ * A debt owed is taken by the calls that come, out of what the bucket holds when they come (at most
+ * {@code count + burst} at once): a bucket left idle while it owes does not refill beyond that.
  */
 public final class TokenBucketLimiter extends FlowLimiter {
 
@@ -206,6 +208,11 @@ public final class TokenBucketLimiter extends FlowLimiter {
         debt.add(moved);
       }
     }
+  }
+
+  /** How far {@code tat} runs ahead of {@code now}, in nanoseconds (0 when the bucket is full); for tests. */
+  long ahead(long now) {
+    return Math.max(0, tat.get() - now);
   }
 
   /** Permits owed by settled calls and not taken yet; for tests. */
