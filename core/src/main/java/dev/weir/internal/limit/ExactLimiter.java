@@ -161,6 +161,15 @@ public final class ExactLimiter extends FlowLimiter {
     size -= removed;
   }
 
+  /** Admissions recorded in the interval before the newest decision; for tests. */
+  synchronized int inside() {
+    int inside = 0;
+    for (int i = size - 1; i >= 0 && latest - times[index(i)] < intervalNanos; i--) {
+      inside++;
+    }
+    return inside;
+  }
+
   /** Permits owed by settled calls and not taken yet; for tests. */
   synchronized long owed() {
     return owed;

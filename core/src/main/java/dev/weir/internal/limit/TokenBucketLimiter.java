@@ -215,6 +215,15 @@ public final class TokenBucketLimiter extends FlowLimiter {
     return Math.max(0, tat.get() - now);
   }
 
+  /**
+   * As {@link #ahead(long)} at a reading taken after {@code tat} is read: every move of {@code tat}
+   * seen was decided on a reading no later than it; for tests on the real clock.
+   */
+  long aheadNow() {
+    long at = tat.get();
+    return Math.max(0, at - clock.read());
+  }
+
   /** Permits owed by settled calls and not taken yet; for tests. */
   long owed() {
     return debt.owed();
