@@ -73,6 +73,24 @@ class AllocationTest {
   }
 
   /**
+   * A settled call ({@link Entry#settle}): a window rule and a keyed token bucket each given back
+   * what the call did not use, or charged its excess, and the resource's cost estimate fed. The
+   * estimate's histogram is made at the first settle, in the warm-up.
+   */
+  @Test
+  void entrySettleAndCloseAllocateNothing() {
+    Weir weir = engine(RuleSet.of(FlowRule.qps("r", 1e9))
+        .withParamFlow(List.of(ParamFlowRule.builder("r").count(1e9).build())));
+    Object[] args = {"api-key-7"};
+    long[] calls = {0};
+    assertThat(allocatedBy(() -> {
+      Entry entry = weir.entry("r", EntryType.OUT, 10, args);
+      entry.settle((calls[0]++ & 1) == 0 ? 4 : 17); // a refund, then a debt
+      entry.close();
+    })).isZero();
+  }
+
+  /**
    * An adaptive rule's entry and close, on a clock moving a microsecond per call so that rounds end
    * (one per 100 ms: the controller runs, under its lock, inside the measured windows), and its
    * refusal of a lower criticality at the limit.

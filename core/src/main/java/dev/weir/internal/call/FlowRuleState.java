@@ -65,7 +65,10 @@ final class FlowRuleState {
    * change of what the rule counts. With another count each limiter is replaced by what it carries
    * over ({@link FlowLimiter#withCount}: the calls inside a {@code threads} rule, the window of a
    * {@code reject} rule), or by a fresh one where it carries nothing; the overflow limiter, when it
-   * carries nothing, is made again when an origin next overflows.
+   * carries nothing, is made again when an origin next overflows. Each replaced limiter is
+   * {@linkplain FlowLimiter#succeededBy succeeded} by its replacement, carried or fresh: a call
+   * admitted before the change settles ({@code Entry.settle}) with the replacement, so that refunds
+   * and debts survive the change.
    */
   FlowRuleState successor(FlowRule rule) {
     if (rule.count() == this.rule.count() && rule.minLimit() == this.rule.minLimit()
@@ -76,13 +79,16 @@ final class FlowRuleState {
     if (rule.grade() == FlowGrade.ADAPTIVE && shared instanceof AdaptiveLimiter adaptive) {
       // Only the bounds changed (an adaptive rule has no per-origin limiters): the calls inside,
       // the baseline and the limit stay, clamped into the new bounds.
-      return new FlowRuleState(rule, limiters, adaptive.withBounds(rule.minLimit(), rule.maxLimit()), null, null);
+      FlowLimiter bounded = adaptive.withBounds(rule.minLimit(), rule.maxLimit());
+      adaptive.succeededBy(bounded);
+      return new FlowRuleState(rule, limiters, bounded, null, null);
     }
     double count = rule.count();
     FlowLimiter nextShared = null;
     if (shared != null) {
       FlowLimiter carried = carry(shared, rule);
       nextShared = carried != null ? carried : limiters.forFlow(rule, sharedScope(rule));
+      shared.succeededBy(nextShared); // calls admitted before the change settle with the rule as it is now
     }
     ConcurrentHashMap<String, FlowLimiter> nextPerOrigin = null;
     if (perOrigin != null) {
@@ -91,11 +97,16 @@ final class FlowRuleState {
         FlowLimiter carried = carry(origin.getValue(), rule);
         if (carried != null) {
           nextPerOrigin.put(origin.getKey(), carried);
+          origin.getValue().succeededBy(carried);
         }
       }
     }
     FlowLimiter spill = overflow;
-    return new FlowRuleState(rule, limiters, nextShared, nextPerOrigin, spill == null ? null : carry(spill, rule));
+    FlowLimiter nextSpill = spill == null ? null : carry(spill, rule);
+    if (nextSpill != null) {
+      spill.succeededBy(nextSpill);
+    }
+    return new FlowRuleState(rule, limiters, nextShared, nextPerOrigin, nextSpill);
   }
 
   /**

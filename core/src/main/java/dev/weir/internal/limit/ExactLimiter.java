@@ -24,6 +24,14 @@ import dev.weir.internal.time.EngineClock;
  * when it is mostly empty. So a rule with a large {@code count} split by caller origin
  * ({@code limit-app: other}) costs memory in proportion to the calls it actually admitted in the
  * last interval, not {@code count} per origin.
+ *
+ * <h2>Settling ({@code Entry.settle})</h2>
+ * An admission's token is its time (since the limiter was made). A call that settles below its
+ * estimate removes that many of the times it was admitted at (those still in the ring), after
+ * lowering a debt owed. One that settles above it records the excess as admissions at the settle's
+ * time as far as the ring has room below {@code count}, and owes the rest; an admission first takes
+ * what is owed the same way, and is refused while some is left. No span ever holds more than
+ * {@code count}: here the bound of {@code Entry.settle} holds without the excess.
  */
 public final class ExactLimiter extends FlowLimiter {
 
@@ -37,6 +45,10 @@ public final class ExactLimiter extends FlowLimiter {
   private int size;
   /** The newest time decided at (at first, the reading the limiter was created at). */
   private long latest;
+  /** The reading the limiter was created at: tokens are times since it, never negative. */
+  private final long origin;
+  /** Permits owed by calls that settled above their estimate; see "Settling". */
+  private long owed;
 
   public ExactLimiter(long intervalNanos, double count, EngineClock clock, long now) {
     this.intervalNanos = intervalNanos;
@@ -44,6 +56,7 @@ public final class ExactLimiter extends FlowLimiter {
     this.clock = clock;
     this.times = new long[Math.min(this.count, INITIAL_CAPACITY)];
     this.latest = now;
+    this.origin = now;
   }
 
   @Override
@@ -58,9 +71,12 @@ public final class ExactLimiter extends FlowLimiter {
       }
     }
     latest = now;
-    while (size > 0 && now - times[oldest] >= intervalNanos) {
-      oldest = next(oldest);
-      size--;
+    dropOlderThan(now);
+    if (owed > 0) {
+      owed -= record(Math.min(owed, count - size), now);
+      if (owed > 0) {
+        return refused(intervalNanos - (now - times[oldest]));
+      }
     }
     if (size + permits > count) {
       long blocking = times[index(size + permits - count - 1)];
@@ -75,7 +91,102 @@ public final class ExactLimiter extends FlowLimiter {
       times[index(size)] = now;
       size++;
     }
-    return 0;
+    return now - origin;
+  }
+
+  private void dropOlderThan(long now) {
+    while (size > 0 && now - times[oldest] >= intervalNanos) {
+      oldest = next(oldest);
+      size--;
+    }
+  }
+
+  /** Records {@code permits} admissions at {@code now} ({@code size + permits <= count}); returns them. */
+  private int record(long permits, long now) {
+    int n = (int) permits;
+    if (n <= 0) {
+      return 0;
+    }
+    if (size + n > times.length) {
+      resize(Math.min(count, Math.max(times.length * 2, size + n)));
+    }
+    for (int i = 0; i < n; i++) {
+      times[index(size)] = now;
+      size++;
+    }
+    return n;
+  }
+
+  /** See the class comment, "Settling". */
+  @Override
+  public synchronized void settle(long delta, long token, long now) {
+    if (delta < 0) {
+      long left = -delta;
+      long paid = Math.min(owed, left);
+      owed -= paid;
+      left -= paid;
+      if (left > 0) {
+        remove(left, origin + token);
+      }
+      return;
+    }
+    if (now - latest < 0) {
+      now = latest; // decisions stay at non-decreasing times
+    }
+    latest = now;
+    dropOlderThan(now);
+    if (owed == 0) {
+      delta -= record(Math.min(delta, count - size), now);
+    }
+    owed = saturatedAdd(owed, delta);
+    FlowLimiter latest = latest();
+    if (latest != this) {
+      latest.carried(this); // the rule's count changed while this settled: the debt goes on with it
+    }
+  }
+
+  /** Removes up to {@code permits} of the admissions recorded at {@code time}; the ring stays in order. */
+  private void remove(long permits, long time) {
+    int last = size - 1;
+    while (last >= 0 && times[index(last)] - time > 0) {
+      last--;
+    }
+    int removed = 0;
+    while (removed < permits && last - removed >= 0 && times[index(last - removed)] == time) {
+      removed++;
+    }
+    for (int from = last + 1; from < size; from++) {
+      times[index(from - removed)] = times[index(from)];
+    }
+    size -= removed;
+  }
+
+  /** Admissions recorded in the interval before the newest decision; for tests. */
+  synchronized int inside() {
+    int inside = 0;
+    for (int i = size - 1; i >= 0 && latest - times[index(i)] < intervalNanos; i--) {
+      inside++;
+    }
+    return inside;
+  }
+
+  /** Permits owed by settled calls and not taken yet; for tests. */
+  synchronized long owed() {
+    return owed;
+  }
+
+  @Override
+  protected void carried(FlowLimiter previous) {
+    if (previous instanceof ExactLimiter exact) {
+      long moved;
+      synchronized (exact) {
+        moved = exact.owed;
+        exact.owed = 0;
+      }
+      synchronized (this) {
+        owed = saturatedAdd(owed, moved);
+      }
+    }
   }
 
   /**

@@ -21,6 +21,18 @@ import java.util.concurrent.atomic.AtomicLong;
  * slot like any other, after the fresh reading above; the schedule is never restarted, so no reading,
  * however old, can bring two admissions closer than {@code interval / count}. The cost of one call is
  * at most a day (validation bounds the spacing), so {@code slot + cost} cannot overflow.
+ *
+ * <h2>Settling ({@code Entry.settle})</h2>
+ * Each call reserves a stretch of the schedule, {@code cost} long, and the stretches never overlap.
+ * A call that settles above its estimate reserves its excess too, at the end of the schedule (never
+ * before now): the calls after it are moved later by that much. One that settles below gives back
+ * the end of its own stretch when nothing was reserved after it yet (its token is where its stretch
+ * ends); once later calls were scheduled after it, they keep their place and nothing is given back,
+ * since moving the schedule back would lay new stretches over theirs. So stretches still never
+ * overlap, and the cost whose stretches start in any span of length {@code L} is at most
+ * {@code L / spacing} plus one stretch: one call's estimate or its excess. The schedule runs at
+ * most twice {@link #MAX_NANOS} ahead of now: a larger excess keeps the queue shut as long, it does
+ * not overflow.
  */
 public final class PacingLimiter extends FlowLimiter {
 
@@ -28,12 +40,15 @@ public final class PacingLimiter extends FlowLimiter {
   private final long maxQueueingNanos;
   private final EngineClock clock;
   private final AtomicLong nextFree;
+  /** The reading the limiter was created at: tokens are the ends of reservations since it, never negative. */
+  private final long origin;
 
   public PacingLimiter(long intervalNanos, double count, long maxQueueingNanos, EngineClock clock, long now) {
     this.nanosPerPermit = count == 0 ? Double.POSITIVE_INFINITY : intervalNanos / count;
     this.maxQueueingNanos = maxQueueingNanos;
     this.clock = clock;
     this.nextFree = new AtomicLong(now);
+    this.origin = now;
   }
 
   @Override
@@ -64,13 +79,40 @@ public final class PacingLimiter extends FlowLimiter {
         continue;
       }
       if (wait > maxQueueingNanos) {
-        return refused(wait - maxQueueingNanos);
+        return refused(Math.min(wait - maxQueueingNanos, 2 * MAX_NANOS));
       }
       if (nextFree.compareAndSet(next, slot + cost)) {
         if (waits) {
           clock.sleep(wait);
         }
-        return 0;
+        return slot + cost - origin;
+      }
+    }
+  }
+
+  /** See the class comment, "Settling". */
+  @Override
+  public void settle(long delta, long token, long now) {
+    if (Double.isInfinite(nanosPerPermit)) {
+      return;
+    }
+    if (delta < 0) {
+      long end = origin + token;
+      long back = capped(-delta * nanosPerPermit);
+      long earlier = end - back - now < 0 ? now : end - back;
+      if (earlier - end < 0) {
+        nextFree.compareAndSet(end, earlier); // only while nothing was reserved after the call
+      }
+      return;
+    }
+    long excess = capped(delta * nanosPerPermit);
+    while (true) {
+      long next = nextFree.get();
+      long base = next - now < 0 ? now : next;
+      long ahead = base - now;
+      long moved = base + Math.min(excess, Math.max(0, 2 * MAX_NANOS - ahead)); // saturates, never wraps
+      if (nextFree.compareAndSet(next, moved)) {
+        return;
       }
     }
   }

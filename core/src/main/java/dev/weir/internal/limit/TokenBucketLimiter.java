@@ -20,6 +20,18 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code (b - a) / emission + count + burst}: a late reading is judged against a bucket that is only
  * emptier, never refilled or reset. Before refusing, a call re-reads the clock once, so that it is
  * not refused merely for being late.
+ *
+ * <h2>Settling ({@code Entry.settle})</h2>
+ * A call that settles below its estimate moves {@code tat} back by the permits it did not use (after
+ * lowering a debt owed); one that settles above it moves {@code tat} on by the excess, in full, when
+ * the bucket is not empty ({@code tat < now + horizon}) and nothing is owed, else adds it to a
+ * {@link Debt}, which admissions take as the bucket refills (never beyond the horizon) before they
+ * are admitted again. So every move of {@code tat} starts below {@code r + horizon} (a debt taken in
+ * full, by at most its excess) or ends at most there: over any span {@code [a, b]}, the cost taken
+ * is at most {@code (b - a) / emission + count + burst + the largest excess of one call}. An excess
+ * is capped at {@link #MAX_NANOS} of emission, so no cost, however large, overflows {@code tat}.
+ * A debt owed is taken by the calls that come, out of what the bucket holds when they come (at most
+ * {@code count + burst} at once): a bucket left idle while it owes does not refill beyond that.
  */
 public final class TokenBucketLimiter extends FlowLimiter {
 
@@ -27,6 +39,8 @@ public final class TokenBucketLimiter extends FlowLimiter {
   private final long horizonNanos;
   private final AtomicLong tat;
   private final EngineClock clock;
+  /** Permits owed by calls that settled above their estimate; see "Settling". */
+  private final Debt debt = new Debt();
 
   public TokenBucketLimiter(long durationNanos, double count, int burst, EngineClock clock, long now) {
     this.clock = clock;
@@ -42,6 +56,12 @@ public final class TokenBucketLimiter extends FlowLimiter {
       return refused(0);
     }
     long cost = cost(permits, emissionNanos);
+    if (debt.owed() > 0) {
+      long wait = payDebt(now);
+      if (wait >= 0) {
+        return refused(wait);
+      }
+    }
     boolean fresh = false;
     while (true) {
       long current = tat.get();
@@ -115,5 +135,97 @@ public final class TokenBucketLimiter extends FlowLimiter {
   @Override
   public void refund(int permits, long token) {
     tat.addAndGet(-token);
+  }
+
+  /**
+   * Takes as much of the debt as the bucket holds at {@code now}; returns -1 when nothing is owed
+   * any more, else the nanoseconds until the bucket holds one permit more. Under the debt's lock, so
+   * that two payers never take the same room; admissions racing on {@code tat} lose the CAS.
+   */
+  private long payDebt(long now) {
+    long per = cost(1, emissionNanos);
+    synchronized (debt) {
+      while (true) {
+        long owed = debt.owed();
+        if (owed == 0) {
+          return -1;
+        }
+        long current = tat.get();
+        long base = current - now < 0 ? now : current;
+        long room = now + horizonNanos - base;
+        if (room < per) {
+          return per - room;
+        }
+        long take = Math.min(owed, room / per);
+        if (tat.compareAndSet(current, base + take * per)) { // take * per <= room <= horizon
+          long unneeded = debt.repay(take); // a refund may have lowered the debt meanwhile
+          if (unneeded > 0) {
+            tat.addAndGet(-unneeded * per);
+          }
+        }
+      }
+    }
+  }
+
+  /** See the class comment, "Settling". */
+  @Override
+  public void settle(long delta, long token, long now) {
+    if (Double.isInfinite(emissionNanos)) {
+      return;
+    }
+    if (delta < 0) {
+      long left = debt.repay(-delta);
+      if (left > 0) {
+        tat.addAndGet(-capped(left * emissionNanos));
+      }
+      return;
+    }
+    synchronized (debt) {
+      while (true) {
+        long current = tat.get();
+        long base = current - now < 0 ? now : current;
+        if (debt.owed() > 0 || base - now >= horizonNanos) {
+          debt.add(delta); // empty, or owing already: taken as the bucket refills
+          break;
+        }
+        // base - now < horizon <= MAX_NANOS, and the excess at most MAX_NANOS: no overflow
+        if (tat.compareAndSet(current, base + capped(delta * emissionNanos))) {
+          break;
+        }
+      }
+    }
+    FlowLimiter latest = latest();
+    if (latest != this) {
+      latest.carried(this); // the rule's count changed while this settled: the debt goes on with it
+    }
+  }
+
+  @Override
+  protected void carried(FlowLimiter previous) {
+    if (previous instanceof TokenBucketLimiter bucket) {
+      long moved = bucket.debt.takeAll();
+      if (moved > 0) {
+        debt.add(moved);
+      }
+    }
+  }
+
+  /** How far {@code tat} runs ahead of {@code now}, in nanoseconds (0 when the bucket is full); for tests. */
+  long ahead(long now) {
+    return Math.max(0, tat.get() - now);
+  }
+
+  /**
+   * As {@link #ahead(long)} at a reading taken after {@code tat} is read: every move of {@code tat}
+   * seen was decided on a reading no later than it; for tests on the real clock.
+   */
+  long aheadNow() {
+    long at = tat.get();
+    return Math.max(0, at - clock.read());
+  }
+
+  /** Permits owed by settled calls and not taken yet; for tests. */
+  long owed() {
+    return debt.owed();
   }
 }

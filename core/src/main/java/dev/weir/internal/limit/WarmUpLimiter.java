@@ -27,6 +27,14 @@ import dev.weir.internal.time.EngineClock;
  * {@code reject} a call is refused unless {@code nextFree <= now}; with {@code warm-up-queue} it may
  * wait up to {@code max-queueing-time}. The state is two numbers updated together, so it is guarded
  * by this object's lock; waiting happens outside it.
+ *
+ * <h2>Settling ({@code Entry.settle})</h2>
+ * As for {@code queue} ({@link PacingLimiter}): a call that settles above its estimate pushes
+ * {@code nextFree} on by its excess at the stable spacing (from now, when the schedule is idle,
+ * storing the idle permits first as an admission would); one that settles below moves
+ * {@code nextFree} back by the unused permits at the stable spacing, never before now, and only
+ * while no call was scheduled after it (its token is the {@code nextFree} it left). The schedule
+ * runs at most twice {@link #MAX_NANOS} ahead of now.
  */
 public final class WarmUpLimiter extends FlowLimiter {
 
@@ -41,6 +49,8 @@ public final class WarmUpLimiter extends FlowLimiter {
 
   private double storedPermits;
   private long nextFree;
+  /** The reading the limiter was created at: tokens are schedule times since it, never negative. */
+  private final long origin;
 
   public WarmUpLimiter(long intervalNanos, double count, long warmUpNanos, int coldFactor, long maxQueueingNanos,
       EngineClock clock, long now) {
@@ -54,6 +64,7 @@ public final class WarmUpLimiter extends FlowLimiter {
     this.clock = clock;
     this.storedPermits = maxPermits;
     this.nextFree = now;
+    this.origin = now;
   }
 
   @Override
@@ -71,6 +82,7 @@ public final class WarmUpLimiter extends FlowLimiter {
       return refused(0);
     }
     long wait;
+    long token;
     synchronized (this) {
       long ahead = nextFree - now;
       if (ahead > 0) {
@@ -92,11 +104,36 @@ public final class WarmUpLimiter extends FlowLimiter {
       storedPermits -= fromStore;
       nextFree += capped(cost);
       wait = ahead;
+      token = nextFree - origin;
     }
     if (waits) {
       clock.sleep(wait);
     }
-    return 0;
+    return token;
+  }
+
+  /** See the class comment, "Settling". */
+  @Override
+  public synchronized void settle(long delta, long token, long now) {
+    if (Double.isInfinite(stableNanos)) {
+      return;
+    }
+    if (delta < 0) {
+      long end = origin + token;
+      long back = end - capped(-delta * stableNanos);
+      long earlier = back - now < 0 ? now : back;
+      if (nextFree == end && earlier - end < 0) { // only while nothing was scheduled after the call
+        nextFree = earlier;
+      }
+      return;
+    }
+    long ahead = nextFree - now;
+    if (ahead < 0) {
+      storedPermits = Math.min(maxPermits, storedPermits + (-ahead) / coolDownNanosPerPermit);
+      nextFree = now;
+      ahead = 0;
+    }
+    nextFree += Math.min(capped(delta * stableNanos), Math.max(0, 2 * MAX_NANOS - ahead));
   }
 
   /** The area under the spacing curve between {@code stored - take} and {@code stored} permits. */

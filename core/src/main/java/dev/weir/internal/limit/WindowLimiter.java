@@ -69,6 +69,18 @@ import org.jspecify.annotations.Nullable;
  *       new limit is checked afresh; credits of the old limit stay counted and unspent.
  * </ul>
  *
+ * <h2>Settling ({@code Entry.settle})</h2>
+ * A call that settles below its estimate gives the difference back to the bucket it was counted in
+ * (while that bucket is in the window; after, it no longer counts anyway), after first lowering a
+ * debt owed. One that settles above it owes the excess: under the debt's lock, the excess is counted
+ * into the newest bucket in full when the window holds less than {@code count} and nothing is owed
+ * yet, else it is added to the {@link Debt}. While a debt is owed, an admission first takes as much
+ * of it as the window has room for (never above {@code count}), and is refused while some is left.
+ * So every count into a window's newest bucket starts below {@code count} (a debt taken in full) or
+ * ends at most at {@code count} (an admission, a piece of debt): a window of the rule's buckets
+ * counts at most {@code count - 1 + the largest excess of one call}. Refunds only lower counts. An
+ * admission pays one volatile read of the debt for this while nothing is owed.
+ *
  * <h2>What the bucketed window still allows</h2>
  * A bucketed sliding window bounds admissions per window of its own buckets, not per arbitrary
  * span: {@code count} admissions at the very end of bucket 0 and {@code count} more at the start of
@@ -114,6 +126,8 @@ public final class WindowLimiter extends FlowLimiter {
     volatile Span lastSpan = new Span(Long.MIN_VALUE, 0);
     /** The newest bucket, its slot, and (at least) the sum of the other buckets of its window. */
     volatile Head head;
+    /** Permits owed by calls that settled above their estimate; a count change keeps it with the window. */
+    final Debt debt = new Debt();
 
     Buckets(long bucketNanos, EngineClock clock, long now) {
       this.bucketNanos = bucketNanos;
@@ -166,6 +180,16 @@ public final class WindowLimiter extends FlowLimiter {
         nowIndex = bucketOf(now);
         fresh = nowIndex < h.index; // still older: the ticker stepped back; count into h from here on
         continue;
+      }
+      if (buckets.debt.owed() > 0) {
+        int paid = payDebt(h);
+        if (paid == RETRY) {
+          awaitAdvance();
+          continue;
+        }
+        if (paid == OWING) {
+          return refused((h.index + 1) * buckets.bucketNanos - Math.max(now, h.index * buckets.bucketNanos));
+        }
       }
       AtomicLongArray cells = credits;
       if (cells != null) {
@@ -412,6 +436,102 @@ public final class WindowLimiter extends FlowLimiter {
         return;
       }
     }
+  }
+
+  private static final int PAID = 0;
+  private static final int OWING = 1;
+  private static final int RETRY = 2;
+
+  /**
+   * Takes as much of the debt as the window ending at {@code h} has room for; {@link #PAID} when
+   * nothing is owed any more, {@link #OWING} when the window is full, {@link #RETRY} when the head
+   * moved on (the slot is sealed or re-labelled). Under the debt's lock: two payers never take the
+   * same room; admissions racing on the slot are excluded by the CAS.
+   */
+  private int payDebt(Head h) {
+    Debt debt = buckets.debt;
+    synchronized (debt) {
+      while (true) {
+        long owed = debt.owed();
+        if (owed == 0) {
+          return PAID;
+        }
+        long current = buckets.slots.get(at(h.slot));
+        if ((current & SEALED) != 0 || bucket(current) != (int) h.index) {
+          return RETRY;
+        }
+        long count = current & COUNT_MASK;
+        long take = Math.min(owed, Math.min(limit - sumOthers(h) - count, COUNT_MASK - count));
+        if (take <= 0) {
+          return OWING;
+        }
+        if (buckets.slots.compareAndSet(at(h.slot), current, current + take)) {
+          long unneeded = debt.repay(take); // a refund may have lowered the debt meanwhile
+          if (unneeded > 0) {
+            giveBack(unneeded, token(h.slot, h.index));
+          }
+        }
+      }
+    }
+  }
+
+  /** See the class comment, "Settling". */
+  @Override
+  public void settle(long delta, long token, long now) {
+    if (delta < 0) {
+      long left = buckets.debt.repay(-delta);
+      if (left > 0) {
+        giveBack(left, token);
+      }
+      return;
+    }
+    Debt debt = buckets.debt;
+    synchronized (debt) { // lock order: the debt's, then the buckets' (advance); never the reverse
+      long nowIndex = Math.floorDiv(now, buckets.bucketNanos);
+      while (true) {
+        Head h = buckets.head;
+        if (nowIndex > h.index) {
+          advance(nowIndex);
+          continue;
+        }
+        // A late reading is counted into the newest bucket: later, never earlier, than its own.
+        long current = buckets.slots.get(at(h.slot));
+        if ((current & SEALED) != 0 || bucket(current) != (int) h.index) {
+          awaitAdvance();
+          continue;
+        }
+        long count = current & COUNT_MASK;
+        if (debt.owed() > 0 || sumOthers(h) + count >= limit) {
+          debt.add(delta); // full, or owing already: taken as room comes
+          return;
+        }
+        long take = Math.min(delta, COUNT_MASK - count);
+        if (buckets.slots.compareAndSet(at(h.slot), current, current + take)) {
+          if (delta > take) {
+            debt.add(delta - take); // beyond what a slot holds: saturated, owed
+          }
+          return;
+        }
+      }
+    }
+  }
+
+  /** Lowers the count of the bucket of {@code token} by up to {@code permits}, while it holds that bucket. */
+  private void giveBack(long permits, long token) {
+    int slot = (int) (token >>> 32);
+    int index = (int) token;
+    while (true) {
+      long value = buckets.slots.get(at(slot));
+      long lower = Math.min(permits, value & COUNT_MASK);
+      if (bucket(value) != index || lower == 0 || buckets.slots.compareAndSet(at(slot), value, value - lower)) {
+        return;
+      }
+    }
+  }
+
+  /** Permits owed by settled calls and not taken yet; for tests. */
+  long owed() {
+    return buckets.debt.owed();
   }
 
   /** Credits leased in the newest bucket and not spent yet; for tests. */
