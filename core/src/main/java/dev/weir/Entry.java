@@ -50,6 +50,34 @@ public abstract class Entry implements AutoCloseable {
    */
   public abstract void recordError(Throwable error);
 
+  /**
+   * Settles the call at its actual cost, for a cost known only after the call (the tokens of a
+   * model's answer, bytes sent, rows read). The entry took {@link #acquireCount()} permits (its
+   * estimate) from every rule that counts permits; {@code settle} gives back what was not used, or
+   * charges what was used beyond the estimate as a debt that the same rule (and, for a hot-parameter
+   * rule, the same key) takes before it admits again. Rules that do not count permits (concurrency
+   * and adaptive limits, circuit breakers) are untouched; a rule in shadow mode is settled as it
+   * counted. A rule whose {@code count} changed since the call was admitted is settled in its
+   * current state.
+   *
+   * <p>The bound: over any window of a rule, the cost it takes (estimates at admission, debts as it
+   * takes them, less what was given back) is at most its {@code count} plus the largest excess of
+   * one call over its estimate. A debt is taken in full while the rule is not over its count, else
+   * as room comes; the rule admits nothing while a debt is unpaid. Costs saturate: a cost of
+   * {@link Long#MAX_VALUE} never overflows a rule's count, it only keeps the rule shut.
+   *
+   * <p>At most once per entry, before {@link #close()}: a second call, or a call after the close,
+   * throws {@link IllegalStateException} (for an entry of {@link Weir#entry} reused by a later call
+   * of the same thread, see "Once" in the class comment). For an entry of {@link Weir#asyncEntry}
+   * from any thread: of two settles racing, exactly one settles and the other throws; a close racing
+   * a settle completes after it. Not settling a call keeps its estimate.
+   *
+   * @param permits the call's actual cost, in permits; {@code 0} or more
+   * @throws IllegalArgumentException when {@code permits} is negative
+   * @throws IllegalStateException when the call was settled already or is closed
+   */
+  public abstract void settle(long permits);
+
   /** Completes the call; see the class comment for nesting, threads and closing once. */
   @Override
   public abstract void close();

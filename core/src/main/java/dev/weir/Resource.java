@@ -117,6 +117,18 @@ public final class Resource {
     return weir.statistics(name);
   }
 
+  /**
+   * An estimate of the cost of this resource's next call, learnt from the costs its calls settled
+   * at ({@link Entry#settle}): a running 95th percentile of the recent settled costs, rounded up
+   * (by at most a fifth), in fixed memory per resource; {@code fallback} until a call has settled.
+   * Pass it as the permits of the next entry, so that most calls settle with a refund and few with a
+   * debt. It follows a change in costs within a few thousand settles.
+   */
+  public long costEstimate(long fallback) {
+    ResourceNode at = node != null ? node : nodes.existing(name);
+    return at == null ? fallback : at.costEstimate(fallback);
+  }
+
   /** The resource's name. */
   public String name() {
     return name;

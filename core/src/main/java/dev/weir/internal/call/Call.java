@@ -36,6 +36,8 @@ public final class Call extends Entry implements Invocation {
   private static final long FREE = 0;
   private static final long OPEN = 1;
   private static final long CLOSING = 2;
+  /** {@link Entry#settle} runs: a close waits for it to end (a few CASes), a second settle throws. */
+  private static final long SETTLING = 3;
   private static final long PHASE = 3;
   private static final long ONE_CALL = 4;
 
@@ -83,6 +85,8 @@ public final class Call extends Entry implements Invocation {
    * thread whose CAS finishes the call, before the exit, so the exit reads the cancel that won.
    */
   boolean cancelled;
+  /** The call was settled ({@link #settle}); written only under {@link #SETTLING}. */
+  private boolean settled;
 
   /*
    * The permits a call holds, in the order taken: the first in fields of the frame (most calls meet
@@ -131,6 +135,7 @@ public final class Call extends Entry implements Invocation {
     this.contextName = stack.contextName;
     this.origin = stack.origin;
     this.startNanos = now;
+    this.settled = false;
     // Only the owner opens, and only a FREE frame: nobody else writes the state meanwhile.
     STATE.setRelease(this, (state & ~PHASE) + ONE_CALL | OPEN);
   }
@@ -142,7 +147,8 @@ public final class Call extends Entry implements Invocation {
 
   /** True while {@code generation} of this frame is open. */
   boolean isOpen(long generation) {
-    return state == (generation | OPEN);
+    long s = state;
+    return s == (generation | OPEN) || s == (generation | SETTLING);
   }
 
   void hold(FlowLimiter limiter, long token) {
@@ -253,7 +259,8 @@ public final class Call extends Entry implements Invocation {
 
   @Override
   public boolean isOpen() {
-    return (state & PHASE) == OPEN;
+    long phase = state & PHASE;
+    return phase == OPEN || phase == SETTLING;
   }
 
   boolean isFree() {
@@ -267,8 +274,11 @@ public final class Call extends Entry implements Invocation {
    * call ends by {@link Entry#cancel()}, which the winner of the CAS alone records.
    */
   boolean finish(long generation, boolean cancelled) {
-    if (!STATE.compareAndSet(this, generation | OPEN, generation | CLOSING)) {
-      return false;
+    while (!STATE.compareAndSet(this, generation | OPEN, generation | CLOSING)) {
+      if (state != (generation | SETTLING)) {
+        return false;
+      }
+      Thread.onSpinWait(); // a settle of this call is running: it ends in a few CASes, then the close goes on
     }
     try {
       this.cancelled = cancelled;
@@ -432,6 +442,55 @@ public final class Call extends Entry implements Invocation {
   @Override
   public void close() {
     stack.close(this, generation(), false);
+  }
+
+  /*
+   * Settling: the settle CASes the state from this call's OPEN to SETTLING, so that of two settles
+   * racing one runs and the other finds SETTLING (or the settled flag) and throws, and a close
+   * racing it spins in finish until the settle has set OPEN again: the held limiters are read by
+   * one thread at a time. Each held limiter's newest successor is settled once, with the same delta
+   * (a hot-parameter rule holds one limiter per key of the call, each took acquireCount permits).
+   * The clock is read here, never at entry: a call that never settles pays nothing for this.
+   */
+  @Override
+  public void settle(long permits) {
+    if (permits < 0) {
+      throw new IllegalArgumentException("permits must be 0 or more, got " + permits + " (resource '" + resource + "')");
+    }
+    long s = state;
+    while (true) {
+      long phase = s & PHASE;
+      if (phase == SETTLING) {
+        throw new IllegalStateException("Entry of '" + resource + "' is being settled by another thread; settle once");
+      }
+      if (phase != OPEN) {
+        throw new IllegalStateException("Entry of '" + resource + "' is closed; settle before close()");
+      }
+      if (STATE.compareAndSet(this, s, (s & ~PHASE) | SETTLING)) {
+        break;
+      }
+      s = state;
+    }
+    try {
+      if (settled) {
+        throw new IllegalStateException("Entry of '" + resource + "' was settled already; settle once");
+      }
+      settled = true;
+      long delta = permits - acquireCount; // permits >= 0, acquireCount an int: no overflow
+      if (delta != 0 && heldCount > 0) {
+        long now = stack.clock.read();
+        for (int i = 0; i < heldCount; i++) {
+          FlowLimiter held = i == 0 ? firstHeld : moreHeld[i - 1];
+          held.latest().settle(delta, heldToken(i), now);
+        }
+      }
+      ResourceNode at = node;
+      if (at != null) {
+        at.recordCost(permits);
+      }
+    } finally {
+      STATE.setRelease(this, (s & ~PHASE) | OPEN);
+    }
   }
 
   @Override

@@ -64,7 +64,10 @@ final class FlowRuleState {
    * change of what the rule counts. With another count each limiter is replaced by what it carries
    * over ({@link FlowLimiter#withCount}: the calls inside a {@code threads} rule, the window of a
    * {@code reject} rule), or by a fresh one where it carries nothing; the overflow limiter, when it
-   * carries nothing, is made again when an origin next overflows.
+   * carries nothing, is made again when an origin next overflows. Each replaced limiter is
+   * {@linkplain FlowLimiter#succeededBy succeeded} by its replacement, carried or fresh: a call
+   * admitted before the change settles ({@code Entry.settle}) with the replacement, so that refunds
+   * and debts survive the change.
    */
   FlowRuleState successor(FlowRule rule) {
     if (rule.count() == this.rule.count() && rule.minLimit() == this.rule.minLimit()
@@ -74,13 +77,16 @@ final class FlowRuleState {
     if (rule.grade() == FlowGrade.ADAPTIVE && shared instanceof AdaptiveLimiter adaptive) {
       // Only the bounds changed (an adaptive rule has no per-origin limiters): the calls inside,
       // the baseline and the limit stay, clamped into the new bounds.
-      return new FlowRuleState(rule, limiters, adaptive.withBounds(rule.minLimit(), rule.maxLimit()), null, null);
+      FlowLimiter bounded = adaptive.withBounds(rule.minLimit(), rule.maxLimit());
+      adaptive.succeededBy(bounded);
+      return new FlowRuleState(rule, limiters, bounded, null, null);
     }
     double count = rule.count();
     FlowLimiter nextShared = null;
     if (shared != null) {
       FlowLimiter carried = shared.withCount(count);
       nextShared = carried != null ? carried : limiters.forFlow(rule, sharedScope(rule));
+      shared.succeededBy(nextShared); // calls admitted before the change settle with the rule as it is now
     }
     ConcurrentHashMap<String, FlowLimiter> nextPerOrigin = null;
     if (perOrigin != null) {
@@ -89,11 +95,16 @@ final class FlowRuleState {
         FlowLimiter carried = origin.getValue().withCount(count);
         if (carried != null) {
           nextPerOrigin.put(origin.getKey(), carried);
+          origin.getValue().succeededBy(carried);
         }
       }
     }
     FlowLimiter spill = overflow;
-    return new FlowRuleState(rule, limiters, nextShared, nextPerOrigin, spill == null ? null : spill.withCount(count));
+    FlowLimiter nextSpill = spill == null ? null : spill.withCount(count);
+    if (nextSpill != null) {
+      spill.succeededBy(nextSpill);
+    }
+    return new FlowRuleState(rule, limiters, nextShared, nextPerOrigin, nextSpill);
   }
 
   /** The limiter of every call the rule applies to, or null when it has one per origin. */

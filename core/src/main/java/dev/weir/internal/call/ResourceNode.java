@@ -42,6 +42,29 @@ public final class ResourceNode extends StatisticNode implements ResourceStatist
     }
   }
 
+  /** The costs calls settled at, made at the first settle: a resource that never settles keeps none. */
+  private volatile CostEstimate costs;
+
+  /** Records the actual cost a call of this resource settled at ({@code Entry.settle}). */
+  void recordCost(long cost) {
+    CostEstimate at = costs;
+    if (at == null) {
+      synchronized (this) {
+        at = costs;
+        if (at == null) {
+          costs = at = new CostEstimate();
+        }
+      }
+    }
+    at.record(cost);
+  }
+
+  /** The 95th percentile of the recent settled costs (rounded up), or {@code fallback} when none was settled. */
+  public long costEstimate(long fallback) {
+    CostEstimate at = costs;
+    return at == null ? fallback : at.estimate(0.95, fallback);
+  }
+
   /** A shadow rule of {@code kind} would have refused {@code count} permits; the call went on. */
   @Override
   public void onShadowBlock(int count, RuleKind kind) {

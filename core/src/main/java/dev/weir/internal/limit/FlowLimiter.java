@@ -112,6 +112,59 @@ public abstract class FlowLimiter {
     return false;
   }
 
+  /**
+   * The limiter that took over this one's rule at a change of its {@code count} (carried or fresh),
+   * or null: a settle of a call admitted here goes to the newest one ({@link #latest}).
+   */
+  private volatile @Nullable FlowLimiter successor;
+
+  /**
+   * Settles a call admitted with {@code token} at its actual cost: {@code delta} is the actual cost
+   * less the permits it took ({@code Entry.settle}); negative gives back unused permits, positive
+   * is a debt the limiter takes before it admits again. {@code now} is an engine reading taken at the
+   * settle. The internal hook of {@code Entry.settle}: the engine calls it on {@link #latest()} of
+   * each limiter the call holds, at most once per call, before {@link #complete}, from any thread.
+   * The default does nothing: a limiter that does not count permits (concurrency, adaptive) keeps
+   * its state. A limiter that counts them must keep its bound: over any window, the cost taken is at
+   * most its count plus the largest {@code delta} of one call, and it must saturate rather than
+   * overflow, whatever {@code delta} (up to {@link Long#MAX_VALUE}).
+   *
+   * <p>{@code token} is the one {@link #tryAcquire} returned for the call, or the one of a limiter
+   * this one succeeded ({@link #succeededBy}) for a call admitted before the rule's count changed.
+   */
+  public void settle(long delta, long token, long now) {
+  }
+
+  /** Records that {@code next} took over this limiter's rule at a count change; see {@link #settle}. */
+  public final void succeededBy(FlowLimiter next) {
+    if (next != this) {
+      successor = next;
+      next.carried(this);
+    }
+  }
+
+  /**
+   * Called on the successor when {@code previous} is succeeded by it, after {@link #latest} of
+   * {@code previous} leads here: a limiter that keeps debts moves them over. Default: nothing.
+   */
+  protected void carried(FlowLimiter previous) {
+  }
+
+  /** The newest limiter of this one's rule: itself, or the last of its successors. */
+  public final FlowLimiter latest() {
+    FlowLimiter at = this;
+    for (FlowLimiter next = at.successor; next != null; next = at.successor) {
+      at = next;
+    }
+    return at;
+  }
+
+  /** {@code a + b} for non-negative values, at most {@link Long#MAX_VALUE}. */
+  static long saturatedAdd(long a, long b) {
+    long sum = a + b;
+    return sum < 0 ? Long.MAX_VALUE : sum;
+  }
+
   /** Called when a call admitted by this limiter completes. */
   public void release(int permits) {
   }
