@@ -46,12 +46,11 @@ final class RedisCounter implements ClusterCounter {
 
   /** One {@code settle.lua} call; completes with the permits each key's count changed by. */
   @Override
-  public CompletableFuture<List<Long>> settle(long stampMicros, int permits, long delta) {
-    byte[][] all = new byte[3 + settling.length][];
+  public CompletableFuture<List<Long>> settle(long stampMicros, long delta) {
+    byte[][] all = new byte[2 + settling.length][];
     all[0] = ascii(Long.toString(delta));
     all[1] = ascii(Long.toString(Math.max(0, stampMicros)));
-    all[2] = ascii(Integer.toString(Math.max(0, permits)));
-    System.arraycopy(settling, 0, all, 3, settling.length);
+    System.arraycopy(settling, 0, all, 2, settling.length);
     return client.send(RedisScript.SETTLE, keys, all, RedisCounter::applied);
   }
 

@@ -4,8 +4,7 @@
 -- KEYS[i]  limit i's key, as the decision script named it
 -- ARGV[1]  delta: actual cost - estimate, a whole number; negative gives back, positive is a debt
 -- ARGV[2]  the admission's Redis time in us (the decision's stamp)
--- ARGV[3]  the permits the admission counted (the estimate)
--- ARGV[4 + 4(i-1) .. 7 + 4(i-1)]  limit i: kind, then
+-- ARGV[3 + 4(i-1) .. 6 + 4(i-1)]  limit i: kind, then
 --            "w" (sliding-window.lua):  limit, window in ms, buckets
 --            "x" (exact-window.lua):    limit, window in ms, (unused)
 --            "g" (gcra.lua):            emission interval in us, capacity, (unused)
@@ -13,14 +12,19 @@
 -- Returns  {the permits each limit's count changed by, in KEYS order}
 --
 -- What each kind does, and why it never counts less than was used (the bound, docs/cluster.md):
---   w, l  The admission's bucket is floor(stamp / width). A refund takes at most min(permits, that
+--   w, l  The admission's bucket is floor(stamp / width). A refund takes at most min(-delta, that
 --      bucket's count) out of that bucket, only while it is in the window: a bucket that has left
---      it no longer counts anything, so there is nothing to give back. A debt is added to that
---      bucket while it is in the window, so the extra permits leave with the call's own; else to
---      the current bucket (counted a window from now). A bucket ahead of the clock (a step back
---      not yet re-anchored by a decision) is adjusted where it lies: the next decision moves it.
+--      it no longer counts anything, so there is nothing to give back (a refund from a later
+--      bucket would uncount other calls' permits for longer than the call's own were counted). A
+--      debt is added to that bucket while it is in the window, so the extra permits leave with
+--      the call's own; else to the current bucket (counted a window from now). A bucket ahead of
+--      the clock (a step back not yet re-anchored by a decision) is adjusted where it lies: the
+--      next decision moves it with the others. After a re-anchor the call's permits lie in a
+--      bucket of another number: a refund then finds nothing, or, once the clock has caught up
+--      with the old number, another bucket, which it may free up to the step early (as a step
+--      forward does, see sliding-window.lua).
 --   x  The admission's members are the ones scored at the stamp. A refund removes up to
---      min(permits, |refund|) of them, those named last, so the names at that time stay 0..n-1
+--      -delta of them, those named last, so the names at that time stay 0..n-1
 --      (the decision script numbers new members from the count at their time). None found (they
 --      left the window, or a step back re-anchored them under new times): nothing is given back.
 --      A debt adds members at the stamp while it is in the window (else at Redis' time), numbered
@@ -34,7 +38,6 @@
 -- left as they are (the decision scripts check them).
 local delta = tonumber(ARGV[1])
 local stamp = tonumber(ARGV[2])
-local permits = tonumber(ARGV[3])
 local time = redis.call('TIME')
 local clock = tonumber(time[1]) * 1000000 + tonumber(time[2])
 
@@ -59,7 +62,7 @@ local function window(key, limit, windowUs, widthUs)
     if bucket < oldest or not count or count <= 0 then
       return 0
     end
-    local back = math.min(-delta, permits, count)
+    local back = math.min(-delta, count)
     if count - back <= 0 then
       redis.call('HDEL', key, int(bucket))
     else
@@ -93,7 +96,7 @@ local function exact(key, limit, windowMs)
       return 0
     end
     local members = redis.call('ZRANGEBYSCORE', key, at, at)
-    local back = math.min(-delta, permits, #members)
+    local back = math.min(-delta, #members)
     if back <= 0 then
       return 0
     end
@@ -149,7 +152,7 @@ local function gcra(key, emission, capacity)
     if not tat or tat <= clock then
       return 0 -- the bucket is full again: nothing is counted to give back
     end
-    local back = math.min(-delta, permits)
+    local back = -delta
     local moved = tat - back * emission
     if moved <= clock then
       redis.call('DEL', key)
@@ -167,7 +170,7 @@ end
 
 local applied = {}
 for i = 1, #KEYS do
-  local at = 4 + 4 * (i - 1)
+  local at = 3 + 4 * (i - 1)
   local kind = ARGV[at]
   if delta == 0 then
     applied[i] = 0

@@ -58,9 +58,8 @@ class SettleScriptTests extends WithSharedRedisServer {
   }
 
   @SuppressWarnings("unchecked")
-  private static List<Long> settle(ClusterCounter counter, ClusterDecision admitted, int permits, long delta)
-      throws Exception {
-    return (List<Long>) counter.settle(admitted.stampMicros(), permits, delta).get(5, TimeUnit.SECONDS);
+  private static List<Long> settle(ClusterCounter counter, ClusterDecision admitted, long delta) throws Exception {
+    return (List<Long>) counter.settle(admitted.stampMicros(), delta).get(5, TimeUnit.SECONDS);
   }
 
   /** What a limit admits now, one permit at a time (counting them: the caller's test is done with it). */
@@ -79,10 +78,10 @@ class SettleScriptTests extends WithSharedRedisServer {
     ClusterDecision first = acquire(counter, 6);
     assertThat(first.admitted()).isTrue();
     assertThat(first.stampMicros()).as("the decision names its time, for the settlement").isPositive();
-    assertThat(settle(counter, first, 6, -4)).containsExactly(-4L);
+    assertThat(settle(counter, first, -4)).containsExactly(-4L);
     ClusterDecision second = acquire(counter, 3);
     assertThat(second.remaining()).as("2 used and 3 more of 10").isEqualTo(5);
-    assertThat(settle(counter, second, 3, 4)).as("a debt of 4").containsExactly(4L);
+    assertThat(settle(counter, second, 4)).as("a debt of 4").containsExactly(4L);
     assertThat(admitsNow(counter)).as("10 - 2 - 7").isEqualTo(1);
     String key = client.key(new ClusterLimit("api", "all", 10, Duration.ofSeconds(100)));
     assertThat((Long) redis.call("PTTL", key)).isPositive();
@@ -93,8 +92,8 @@ class SettleScriptTests extends WithSharedRedisServer {
     RedisClusterClient client = client(false);
     ClusterCounter counter = client.counter(new ClusterLimit("api", "all", 10, Duration.ofSeconds(100)));
     ClusterDecision call = acquire(counter, 2);
-    assertThat(settle(counter, call, 2, -1_000)).as("at most its own 2").containsExactly(-2L);
-    assertThat(settle(counter, call, 2, -2)).as("its bucket holds nothing more").containsExactly(0L);
+    assertThat(settle(counter, call, -1_000)).as("at most its own 2").containsExactly(-2L);
+    assertThat(settle(counter, call, -2)).as("its bucket holds nothing more").containsExactly(0L);
     assertThat(admitsNow(counter)).isEqualTo(10);
   }
 
@@ -104,7 +103,7 @@ class SettleScriptTests extends WithSharedRedisServer {
     ClusterLimit limit = new ClusterLimit("api", "all", 10, Duration.ofMillis(500));
     ClusterCounter counter = client.counter(limit);
     ClusterDecision call = acquire(counter, 1);
-    assertThat(settle(counter, call, 1, Long.MAX_VALUE)).containsExactly(10L);
+    assertThat(settle(counter, call, Long.MAX_VALUE)).containsExactly(10L);
     assertThat(acquire(counter, 1).admitted()).isFalse();
     ClusterFaults.await("the debt leaves with its window", () -> {
       try {
@@ -128,8 +127,8 @@ class SettleScriptTests extends WithSharedRedisServer {
     while (ClockSteps.redisMicros(redis) < left) {
       Thread.sleep(20);
     }
-    assertThat(settle(counter, call, 5, -5)).as("nothing of it is counted any more").containsExactly(0L);
-    assertThat(settle(counter, call, 5, 3)).as("a debt after its window counts now").containsExactly(3L);
+    assertThat(settle(counter, call, -5)).as("nothing of it is counted any more").containsExactly(0L);
+    assertThat(settle(counter, call, 3)).as("a debt after its window counts now").containsExactly(3L);
     assertThat(admitsNow(counter)).isEqualTo(2);
   }
 
@@ -139,18 +138,18 @@ class SettleScriptTests extends WithSharedRedisServer {
     ClusterLimit limit = new ClusterLimit("api", "all", 10, Duration.ofSeconds(100), true);
     ClusterCounter counter = client.counter(limit);
     ClusterDecision call = acquire(counter, 7);
-    assertThat(settle(counter, call, 7, -4)).containsExactly(-4L);
+    assertThat(settle(counter, call, -4)).containsExactly(-4L);
     String key = client.key(limit);
     String stamp = Long.toString(call.stampMicros());
     assertThat(redis.call("ZRANGEBYSCORE", key, stamp, stamp)).asList()
         .containsExactlyInAnyOrder(stamp + ":0", stamp + ":1", stamp + ":2");
-    assertThat(settle(counter, call, 7, 2)).as("a debt at the call's time").containsExactly(2L);
+    assertThat(settle(counter, call, 2)).as("a debt at the call's time").containsExactly(2L);
     assertThat(redis.call("ZRANGEBYSCORE", key, stamp, stamp)).asList()
         .containsExactlyInAnyOrder(stamp + ":0", stamp + ":1", stamp + ":2", stamp + ":3", stamp + ":4");
     assertThat(admitsNow(counter)).isEqualTo(5);
-    assertThat(settle(counter, call, 7, Long.MAX_VALUE)).as("the log holds at most twice the limit")
+    assertThat(settle(counter, call, Long.MAX_VALUE)).as("the log holds at most twice the limit")
         .containsExactly(10L);
-    assertThat(settle(counter, call, 7, Long.MAX_VALUE)).containsExactly(0L);
+    assertThat(settle(counter, call, Long.MAX_VALUE)).containsExactly(0L);
     assertThat((Long) redis.call("ZCARD", key)).isEqualTo(20L);
   }
 
@@ -162,7 +161,7 @@ class SettleScriptTests extends WithSharedRedisServer {
     ClusterCounter both = client.counterOfAll(List.of(window, exact));
     assertThat(both).isNotNull();
     ClusterDecision call = acquire(both, 8);
-    assertThat(settle(both, call, 8, -5)).containsExactly(-5L, -5L);
+    assertThat(settle(both, call, -5)).containsExactly(-5L, -5L);
     assertThat(admitsNow(both)).as("the window's 10 - 3").isEqualTo(7);
     assertThat((Long) redis.call("ZCARD", client.key(exact))).isEqualTo(10L);
   }
@@ -173,10 +172,10 @@ class SettleScriptTests extends WithSharedRedisServer {
     ClusterKeyLimit limit = new ClusterKeyLimit("api", "param=0,100000ms", "alice", 10, Duration.ofSeconds(100), 0);
     ClusterCounter counter = client.keyCounter(limit);
     ClusterDecision call = acquire(counter, 8);
-    assertThat(settle(counter, call, 8, -6)).containsExactly(-6L);
+    assertThat(settle(counter, call, -6)).containsExactly(-6L);
     assertThat(acquire(counter, 8).admitted()).as("2 used of 10").isTrue();
     ClusterDecision next = acquire(counter, 0);
-    assertThat(settle(counter, next, 0, Long.MAX_VALUE)).as("capped at the capacity").containsExactly(10L);
+    assertThat(settle(counter, next, Long.MAX_VALUE)).as("capped at the capacity").containsExactly(10L);
     assertThat(acquire(counter, 1).admitted()).isFalse();
     long ttl = (Long) redis.call("PTTL", client.key(limit));
     assertThat(ttl).as("the state lasts until the bucket refills, no longer than a full one").isBetween(1L, 100_000L);
@@ -192,7 +191,7 @@ class SettleScriptTests extends WithSharedRedisServer {
     while (ClockSteps.redisMicros(redis) < refilled) {
       Thread.sleep(20);
     }
-    assertThat(settle(counter, call, 10, -10)).containsExactly(0L);
+    assertThat(settle(counter, call, -10)).containsExactly(0L);
     assertThat(redis.call("EXISTS", client.key(limit))).isEqualTo(0L);
   }
 
@@ -202,10 +201,10 @@ class SettleScriptTests extends WithSharedRedisServer {
     ClusterLimit limit = new ClusterLimit("api", "all", 10, Duration.ofSeconds(100));
     ClusterCounter counter = client.counter(limit);
     ClusterDecision call = acquire(counter, 9);
-    assertThat(settle(counter, call, 9, -7)).containsExactly(-7L);
+    assertThat(settle(counter, call, -7)).containsExactly(-7L);
     ClusterDecision next = acquire(counter, 8);
     assertThat(next.admitted()).isTrue();
-    assertThat(settle(counter, next, 8, 5)).containsExactly(5L);
+    assertThat(settle(counter, next, 5)).containsExactly(5L);
     assertThat(admitsNow(counter)).isZero();
   }
 
@@ -220,9 +219,9 @@ class SettleScriptTests extends WithSharedRedisServer {
     ClusterLimit limit = new ClusterLimit("api", "all", 10, Duration.ofMillis(500));
     ClusterCounter counter = client.counter(limit);
     ClusterDecision call = acquire(counter, 5);
-    settle(counter, call, 5, 5); // the window is full: 10
+    settle(counter, call, 5); // the window is full: 10
     ClockSteps.hashAhead(redis, client.key(limit), 3_600_000, 50);
-    assertThat(settle(counter, call, 5, -3)).as("its bucket moved with the step: nothing found, nothing given back")
+    assertThat(settle(counter, call, -3)).as("its bucket moved with the step: nothing found, nothing given back")
         .containsExactly(0L);
     long start = ClockSteps.redisMicros(redis);
     ClusterFaults.await("admitted again after the step back", () -> {
@@ -243,8 +242,8 @@ class SettleScriptTests extends WithSharedRedisServer {
     ClusterCounter counter = client.counter(limit);
     ClusterDecision call = acquire(counter, 4);
     ClusterDecision stepped = new ClusterDecision(true, 0, 0, call.stampMicros() - 200_000_000L);
-    assertThat(settle(counter, stepped, 4, -4)).as("its time lies more than a window back").containsExactly(0L);
-    assertThat(settle(counter, stepped, 4, 3)).as("a debt then counts now").containsExactly(3L);
+    assertThat(settle(counter, stepped, -4)).as("its time lies more than a window back").containsExactly(0L);
+    assertThat(settle(counter, stepped, 3)).as("a debt then counts now").containsExactly(3L);
     assertThat(admitsNow(counter)).isEqualTo(3);
   }
 }
