@@ -192,6 +192,14 @@ public final class ClusterFlowLimiter extends FlowLimiter {
     }
   }
 
+  /**
+   * Charges the store a debt of no call it admitted (what a {@link LeasedFlowLimiter}'s leases could
+   * not pay): a settlement without a stamp, which the store counts now.
+   */
+  void charge(long debt, long now) {
+    guard.settle(counter, STORE_BASE, debt, now, unsent);
+  }
+
   /** A limiter made again for the rule (its count changed) takes over the debts the store did not take. */
   @Override
   protected void carried(FlowLimiter previous) {

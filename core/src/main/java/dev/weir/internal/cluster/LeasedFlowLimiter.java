@@ -395,10 +395,10 @@ public final class LeasedFlowLimiter extends FlowLimiter {
       // Never leased: no lease is larger than a block (what a dying instance strands is bounded by
       // blocks). Decided alone by the store on the same state; a call of more than the count is
       // refused there, or the fallback decides.
-      return perCall.acquire(permits, now, waits);
+      return perCallPaying(permits, now, waits);
     }
     if (!hot && !heats(permits, now)) {
-      long decided = perCall.acquire(permits, now, waits);
+      long decided = perCallPaying(permits, now, waits);
       if (decided < 0) {
         heat(); // the limit is short: leased, a refusal is kept here, and requests carry this instance's demand
       }
@@ -410,7 +410,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
         return spent;
       }
       if (trip == MAX_ROUND_TRIPS) {
-        return perCall.acquire(permits, now, waits);
+        return perCallPaying(permits, now, waits);
       }
       Refusal refused = refusal;
       if (refused != null && now - refused.until < 0) {
@@ -901,7 +901,8 @@ public final class LeasedFlowLimiter extends FlowLimiter {
    * open (a lease closed since keeps them spent: the store counted them, the safe side); a debt is
    * taken from the current lease, then from the one renewed ahead, and what they cannot cover is
    * owed: the next lease pays it before any call spends from it (payOwed), so the calls after the
-   * debt wait for permits the store has counted. Either way the net reaches the store with the
+   * debt wait for permits the store has counted; a call decided per call meanwhile first charges
+   * the store what is still owed (perCallPaying: one settlement, only then). Either way the net reaches the store with the
    * lease's settlement: what a closed lease did not spend is given back with the next request, so a
    * refund raises that and a debt lowers it. So the store's count covers every settled cost, but the
    * debt owed while no lease pays it: one window's count at most (owed is capped there: a window
@@ -950,6 +951,18 @@ public final class LeasedFlowLimiter extends FlowLimiter {
       left = lease.get();
     }
     return debt;
+  }
+
+  /**
+   * Decides a call per call, after charging the store what is owed (one settlement, only when a debt
+   * is owed): a call the leases cannot serve must not pass a debt they could not pay.
+   */
+  private long perCallPaying(int permits, long now, boolean waits) {
+    long debt = owed.take();
+    if (debt > 0) {
+      perCall.charge(debt, now);
+    }
+    return perCall.acquire(permits, now, waits);
   }
 
   /** Pays what is owed from {@code fresh}, a lease no call can spend from yet. */
