@@ -59,6 +59,21 @@ public final class ClusterStatus {
     return guard.admitted.sum();
   }
 
+  /** Returns the settlements of calls the store admitted ({@link Entry#settle}) that the store took. */
+  public long settled() {
+    return guard.settled.sum();
+  }
+
+  /**
+   * Returns the settlements of calls the store admitted ({@link Entry#settle}) that it did not take:
+   * it failed or missed the deadline, its breaker was open, too many round trips were in flight, or
+   * the client cannot settle. Their refunds stay counted in the store; their debts are kept and sent
+   * with the rule's next settlement.
+   */
+  public long unsettled() {
+    return guard.unsettled.sum();
+  }
+
   /** Returns the decisions in which the store refused the call. */
   public long blocked() {
     return guard.blocked.sum();

@@ -47,7 +47,7 @@ public final class ScriptedClusterStore implements ClusterClient {
   public ClusterCounter counter(ClusterLimit limit) {
     limits.add(limit);
     long[] count = counts.computeIfAbsent(List.of(limit.resource(), limit.scope(), limit.interval()), key -> new long[1]);
-    return permits -> {
+    return settlingCounter(List.of(count), permits -> {
       int n = acquires.incrementAndGet();
       if (failing.test(n)) {
         return CompletableFuture.failedFuture(new IllegalStateException("store failed acquire " + n));
@@ -62,7 +62,7 @@ public final class ScriptedClusterStore implements ClusterClient {
           yield future;
         }
       };
-    };
+    });
   }
 
   /** The per-key limits asked for, in order. */
@@ -73,7 +73,7 @@ public final class ScriptedClusterStore implements ClusterClient {
   public ClusterCounter keyCounter(dev.weir.cluster.ClusterKeyLimit limit) {
     keyLimits.add(limit);
     long[] count = counts.computeIfAbsent(List.of(limit.resource(), limit.rule(), limit.key()), key -> new long[1]);
-    return permits -> {
+    return settlingCounter(List.of(count), permits -> {
       acquires.incrementAndGet();
       return switch (mode) {
         case COUNT -> CompletableFuture.completedFuture(decide(count, limit.count(), permits));
@@ -85,7 +85,7 @@ public final class ScriptedClusterStore implements ClusterClient {
         }
         default -> CompletableFuture.failedFuture(new IllegalStateException("store down"));
       };
-    };
+    });
   }
 
   /** Whether {@link #counterOfAll} combines limits (else it answers null, as a store that cannot). */
@@ -105,7 +105,7 @@ public final class ScriptedClusterStore implements ClusterClient {
     List<long[]> all = limits.stream()
         .map(limit -> counts.computeIfAbsent(List.of(limit.resource(), limit.scope(), limit.interval()), key -> new long[1]))
         .toList();
-    return permits -> {
+    return settlingCounter(all, permits -> {
       combinedAcquires.incrementAndGet();
       int n = acquires.incrementAndGet();
       if (failing.test(n) || mode == Mode.FAIL) {
@@ -121,7 +121,7 @@ public final class ScriptedClusterStore implements ClusterClient {
       }
       synchronized (counts) {
         for (int i = 0; i < all.size(); i++) {
-          if (all.get(i)[0] + permits > limits.get(i).count()) {
+          if (all.get(i)[0] > limits.get(i).count() - permits) { // a count saturated by a debt: no overflow
             return CompletableFuture.completedFuture(new ClusterDecision(false, 0, retryAfterMillis, 0, i));
           }
         }
@@ -130,12 +130,64 @@ public final class ScriptedClusterStore implements ClusterClient {
         }
         return CompletableFuture.completedFuture(new ClusterDecision(true, 0, 0));
       }
+    });
+  }
+
+  /** Whether counters settle calls ({@link ClusterCounter#settle}); false: the SPI's default, which cannot. */
+  public volatile boolean settling = true;
+  /** Every settlement asked of a counter: its stamp and delta. */
+  public final List<long[]> settlements = new CopyOnWriteArrayList<>();
+  /** Futures of settlements in HANG mode, for the test to answer. */
+  public final Queue<CompletableFuture<Object>> hangingSettlements = new ConcurrentLinkedQueue<>();
+
+  /**
+   * A counter that decides with {@code decide} and settles on {@code all} (the counts it decided on):
+   * a refund uncounts (never below 0), a debt counts, saturating; or fails as scripted.
+   */
+  private ClusterCounter settlingCounter(List<long[]> all, ClusterCounter decide) {
+    return new ClusterCounter() {
+      @Override
+      public CompletableFuture<ClusterDecision> acquire(int permits) {
+        return decide.acquire(permits);
+      }
+
+      @Override
+      public CompletableFuture<?> settle(long stampMicros, long delta) {
+        if (!settling) {
+          return ClusterCounter.super.settle(stampMicros, delta);
+        }
+        settlements.add(new long[] {stampMicros, delta});
+        return switch (mode) {
+          case COUNT -> {
+            synchronized (counts) {
+              for (long[] count : all) {
+                long sum = count[0] + delta;
+                count[0] = delta < 0 ? Math.max(0, sum) : sum < 0 ? Long.MAX_VALUE : sum;
+              }
+            }
+            yield CompletableFuture.completedFuture(null);
+          }
+          case FAIL -> CompletableFuture.failedFuture(new IllegalStateException("store down"));
+          case THROW -> throw new IllegalStateException("client broken");
+          case HANG -> {
+            CompletableFuture<Object> future = new CompletableFuture<>();
+            hangingSettlements.add(future);
+            yield future;
+          }
+        };
+      }
     };
+  }
+
+  /** Returns what the store has counted for one key of a param-flow rule. */
+  long countedKey(String resource, String rule, String key) {
+    long[] count = counts.get(List.of(resource, rule, key));
+    return count == null ? 0 : count[0];
   }
 
   private ClusterDecision decide(long[] count, double limit, int permits) {
     synchronized (counts) {
-      if (count[0] + permits <= limit) {
+      if (count[0] <= limit - permits) { // a count saturated by a debt: no overflow
         count[0] += permits;
         return new ClusterDecision(true, (long) (limit - count[0]), 0);
       }

@@ -58,6 +58,12 @@ final class WeirRuntimeHints implements RuntimeHintsRegistrar {
   /** The scripts of cluster leases ({@code weir.cluster.lease}), next to {@code RedisClusterClient}. */
   static final String LEASE_SCRIPTS = "dev/weir/spring/redis/lease-*.lua";
 
+  /**
+   * Every Lua script of the Redis client ({@code RedisScript} loads them all when it initializes):
+   * the decisions', {@code announce.lua}, {@code gcra.lua}, {@code settle.lua} ({@code Entry.settle}).
+   */
+  static final String REDIS_SCRIPTS = "dev/weir/spring/redis/*.lua";
+
   /** Looked up by name to tell whether spring-tx is present. */
   static final String TRANSACTION_STATE = "org.springframework.transaction.support.TransactionSynchronizationManager";
 
@@ -71,6 +77,7 @@ final class WeirRuntimeHints implements RuntimeHintsRegistrar {
     }
     hints.resources().registerPattern(CLUSTER_SCRIPT);
     hints.resources().registerPattern(LEASE_SCRIPTS);
+    hints.resources().registerPattern(REDIS_SCRIPTS);
     reflection.registerTypeIfPresent(classLoader, TRANSACTION_STATE, type -> { });
   }
 

@@ -70,6 +70,10 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@value #CLUSTER_FALLBACKS}</td><td>function counter</td><td>{@code reason} =
  *       {@code timeout}, {@code error}, {@code breaker_open}, {@code saturated}</td>
  *       <td>{@link ClusterStatus#fallbacks(FallbackReason)}</td></tr>
+ *   <tr><td>{@value #CLUSTER_SETTLEMENTS}</td><td>function counter</td><td>{@code outcome} =
+ *       {@code settled}, {@code unsettled}</td>
+ *       <td>{@link ClusterStatus#settled()}, {@link ClusterStatus#unsettled()}: {@code Entry.settle} of calls
+ *       the store admitted, taken by the store or not</td></tr>
  *   <tr><td>{@value #CLUSTER_LATENCY}</td><td>function timer</td><td></td><td>store answers that
  *       arrived in time</td></tr>
  *   <tr><td>{@value #CLUSTER_IN_FLIGHT}</td><td>gauge</td><td></td>
@@ -113,6 +117,9 @@ public final class WeirMeterBinder implements MeterBinder {
 
   /** Name of the counter of cluster-mode decisions made by the fallback, by reason. */
   public static final String CLUSTER_FALLBACKS = "weir.cluster.fallbacks";
+
+  /** Name of the counter of settlements of calls the cluster store admitted, by outcome. */
+  public static final String CLUSTER_SETTLEMENTS = "weir.cluster.settlements";
 
   /** Name of the timer of cluster store answers that arrived in time. */
   public static final String CLUSTER_LATENCY = "weir.cluster.latency";
@@ -160,6 +167,11 @@ public final class WeirMeterBinder implements MeterBinder {
           .description("Cluster-mode decisions made by the fallback, by why the store did not decide")
           .tags(tags).tag("reason", reason.name().toLowerCase(Locale.ROOT)).register(registry);
     }
+    String settlements = "Settlements (Entry.settle) of calls the cluster store admitted, taken by the store or not";
+    FunctionCounter.builder(CLUSTER_SETTLEMENTS, cluster, ClusterStatus::settled).description(settlements)
+        .tags(tags).tag("outcome", "settled").register(registry);
+    FunctionCounter.builder(CLUSTER_SETTLEMENTS, cluster, ClusterStatus::unsettled).description(settlements)
+        .tags(tags).tag("outcome", "unsettled").register(registry);
     FunctionTimer.builder(CLUSTER_LATENCY, cluster, ClusterStatus::latencyCount, ClusterStatus::latencyTotalNanos,
             TimeUnit.NANOSECONDS)
         .description("Wall-clock time of the cluster store's answers that arrived within the deadline")

@@ -82,6 +82,7 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
   /** How long after its last heartbeat an instance still counts as live: three heartbeats. */
   public static final Duration INSTANCE_TTL = HEARTBEAT.multipliedBy(3);
   private static final byte[] ONE = ascii("1");
+  private static final byte[] ZERO = ascii("0");
   private static final byte[] BUCKETS = ascii(Integer.toString(ClusterLimit.BUCKETS));
 
   private final LettuceConnectionFactory connectionFactory;
@@ -178,7 +179,8 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
     byte[] emission = ascii(micros.divide(BigDecimal.valueOf(limit.count()), java.math.MathContext.DECIMAL64)
         .toPlainString());
     byte[] capacity = ascii(BigDecimal.valueOf(limit.count()).add(BigDecimal.valueOf(limit.burst())).toPlainString());
-    return permits -> decide(RedisScript.GCRA, keys, permits, emission, capacity);
+    return new RedisCounter(this, RedisScript.GCRA, keys, permits -> withPermits(permits, emission, capacity),
+        new byte[][] {ascii("g"), emission, capacity, ZERO});
   }
 
   /**
@@ -196,9 +198,11 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
     byte[] window = ascii(Long.toString(limit.interval().toMillis()));
     if (limit.exact()) {
       byte[] whole = ascii(Long.toString((long) limit.count()));
-      return permits -> decide(RedisScript.EXACT_WINDOW, keys, permits, whole, window);
+      return new RedisCounter(this, RedisScript.EXACT_WINDOW, keys, permits -> withPermits(permits, whole, window),
+          new byte[][] {ascii("x"), whole, window, ZERO});
     }
-    return permits -> decide(RedisScript.SLIDING_WINDOW, keys, permits, count, window, BUCKETS);
+    return new RedisCounter(this, RedisScript.SLIDING_WINDOW, keys,
+        permits -> withPermits(permits, count, window, BUCKETS), new byte[][] {ascii("w"), count, window, BUCKETS});
   }
 
   /**
@@ -222,12 +226,19 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
       arguments[4 * i + 2] = ascii(Long.toString(limit.interval().toMillis()));
       arguments[4 * i + 3] = BUCKETS;
     }
-    return permits -> {
+    byte[][] settling = new byte[4 * limits.size()][];
+    for (int i = 0; i < limits.size(); i++) {
+      settling[4 * i] = arguments[4 * i]; // the kind: w or x, as settle.lua names them too
+      settling[4 * i + 1] = arguments[4 * i + 1];
+      settling[4 * i + 2] = arguments[4 * i + 2];
+      settling[4 * i + 3] = limits.get(i).exact() ? ZERO : BUCKETS;
+    }
+    return new RedisCounter(this, RedisScript.SEVERAL_LIMITS, keys, permits -> {
       byte[][] all = new byte[arguments.length + 1][];
       all[0] = permits == 1 ? ONE : ascii(Integer.toString(permits));
       System.arraycopy(arguments, 0, all, 1, arguments.length);
-      return send(RedisScript.SEVERAL_LIMITS, keys, all);
-    };
+      return all;
+    }, settling);
   }
 
   @Override
@@ -338,17 +349,11 @@ public final class RedisClusterClient implements ClusterClient, AutoCloseable {
     return new String(instanceId, StandardCharsets.US_ASCII);
   }
 
-  /** Runs {@code script} on {@code keys} with {@code arguments} and then the permits asked for. */
-  private CompletableFuture<ClusterDecision> decide(RedisScript script, byte[][] keys, int permits,
-      byte[]... arguments) {
+  /** {@code arguments}, then the permits asked for. */
+  private static byte[][] withPermits(int permits, byte[]... arguments) {
     byte[][] all = Arrays.copyOf(arguments, arguments.length + 1);
     all[arguments.length] = permits == 1 ? ONE : ascii(Integer.toString(permits));
-    return send(script, keys, all);
-  }
-
-  /** Sends one script call, unless there is no open connection to send it on. */
-  private CompletableFuture<ClusterDecision> send(RedisScript script, byte[][] keys, byte[][] arguments) {
-    return send(script, keys, arguments, RedisDecision::decision);
+    return all;
   }
 
   /** Sends one script call whose reply {@code reading} reads, unless there is no open connection to send it on. */

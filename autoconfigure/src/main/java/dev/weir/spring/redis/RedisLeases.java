@@ -76,11 +76,10 @@ final class RedisLeases implements ClusterLeases {
   static ClusterCounter windowCounter(RedisClusterClient client, String key, ClusterLimit limit) {
     byte[][] keys = {utf8(key)};
     byte[][] fixed = windowArguments(limit);
-    return permits -> {
+    return new RedisCounter(client, RedisScript.LEASE_WINDOW, keys, permits -> {
       byte[] asked = ascii(Integer.toString(permits));
-      return client.send(RedisScript.LEASE_WINDOW, keys, new byte[][] {CALL, fixed[0], fixed[1], fixed[2], asked,
-          asked, ZERO, ZERO, ZERO, NONE, ZERO, ZERO}, RedisDecision::decision);
-    };
+      return new byte[][] {CALL, fixed[0], fixed[1], fixed[2], asked, asked, ZERO, ZERO, ZERO, NONE, ZERO, ZERO};
+    }, new byte[][] {ascii("l"), fixed[0], fixed[1], fixed[2]});
   }
 
   /** Limit (whole permits), window in ms and bucket width in us. */

@@ -16,6 +16,7 @@ final class RedisScript {
   static final RedisScript GCRA = load("gcra.lua");
   static final RedisScript LEASE_WINDOW = load("lease-window.lua");
   static final RedisScript LEASE_GCRA = load("lease-gcra.lua");
+  static final RedisScript SETTLE = load("settle.lua");
 
   final byte[] bytes;
   final String sha;

@@ -5,7 +5,8 @@
 -- ARGV[2]  window, in milliseconds (a multiple of ARGV[3])
 -- ARGV[3]  buckets per window
 -- ARGV[4]  permits this call asks for
--- Returns  {admitted (1|0), permits still free after this call, retry-after in ms (0 when admitted)}
+-- Returns  {admitted (1|0), permits still free after this call, retry-after in ms (0 when admitted),
+--           the Redis time decided at in us (settle.lua finds the call's bucket by it)}
 --
 -- Time is Redis' own (TIME), so instances on skewed hosts decide alike. Bucket b covers the
 -- milliseconds [b * width, (b + 1) * width); the window is the current bucket and the buckets - 1
@@ -29,6 +30,7 @@ local permits = tonumber(ARGV[4])
 
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local stamp = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local width = window / buckets
 local current = math.floor(now / width)
 local oldest = current - buckets + 1
@@ -86,7 +88,7 @@ end
 if used + permits <= limit then
   redis.call('HINCRBY', KEYS[1], current, permits)
   redis.call('PEXPIRE', KEYS[1], window + width)
-  return {1, math.floor(limit - used - permits), 0}
+  return {1, math.floor(limit - used - permits), 0, stamp}
 end
 
 -- Refused: the call fits once enough of the counted permits have left the window. Bucket b leaves
@@ -98,9 +100,9 @@ for bucket = oldest, current do
   if count then
     leaving = leaving + count
     if leaving >= excess then
-      return {0, math.max(0, math.floor(limit - used)), (bucket + buckets) * width - now}
+      return {0, math.max(0, math.floor(limit - used)), (bucket + buckets) * width - now, stamp}
     end
   end
 end
 -- More permits than the limit: no sooner than a window.
-return {0, math.max(0, math.floor(limit - used)), window}
+return {0, math.max(0, math.floor(limit - used)), window, stamp}

@@ -73,6 +73,29 @@ class WeirRuntimeHintsTests {
     assertThat(read.getPath()).isEqualTo(WeirRuntimeHints.CLUSTER_SCRIPT);
   }
 
+  /**
+   * The Redis client loads every one of its Lua scripts when its class initializes, so each must be
+   * in a native image: only {@code sliding-window.lua} and the lease scripts were registered, and a
+   * native image in cluster mode failed at the client's first use.
+   */
+  @Test
+  void everyLuaScriptOfTheRedisClientIsRegistered() throws Exception {
+    RuntimeHints hints = new RuntimeHints();
+    new WeirRuntimeHints().registerHints(hints, getClass().getClassLoader());
+    java.nio.file.Path folder = java.nio.file.Path.of(
+        new ClassPathResource("sliding-window.lua", RedisClusterClient.class).getURL().toURI()).getParent();
+    List<String> scripts;
+    try (var files = java.nio.file.Files.list(folder)) {
+      scripts = files.map(file -> file.getFileName().toString()).filter(name -> name.endsWith(".lua")).sorted()
+          .toList();
+    }
+    assertThat(scripts).contains("sliding-window.lua", "exact-window.lua", "gcra.lua", "settle.lua");
+    for (String script : scripts) {
+      assertThat(RuntimeHintsPredicates.resource().forResource("dev/weir/spring/redis/" + script))
+          .as(script).accepts(hints);
+    }
+  }
+
   @Test
   void transactionStateTypeExists() throws Exception {
     assertThat(Class.forName(WeirRuntimeHints.TRANSACTION_STATE)).isNotNull();

@@ -18,9 +18,9 @@ class SlidingWindowScriptTests extends WithSharedRedisServer {
   @Test
   void admitsUpToTheLimitCountingDownRemainingThenRefusesWithinTheWindow() {
     String key = key();
-    assertThat(decide(key, "3", 1000, 1)).containsExactly(1L, 2L, 0L);
-    assertThat(decide(key, "3", 1000, 1)).containsExactly(1L, 1L, 0L);
-    assertThat(decide(key, "3", 1000, 1)).containsExactly(1L, 0L, 0L);
+    assertThat(decide(key, "3", 1000, 1).subList(0, 3)).containsExactly(1L, 2L, 0L);
+    assertThat(decide(key, "3", 1000, 1).subList(0, 3)).containsExactly(1L, 1L, 0L);
+    assertThat(decide(key, "3", 1000, 1).subList(0, 3)).containsExactly(1L, 0L, 0L);
     List<Long> refused = decide(key, "3", 1000, 1);
     assertThat(refused.subList(0, 2)).containsExactly(0L, 0L);
     assertThat(refused.get(2)).isBetween(1L, 1000L); // when the oldest counted bucket leaves
@@ -29,14 +29,14 @@ class SlidingWindowScriptTests extends WithSharedRedisServer {
   @Test
   void countsPermitsNotCalls() {
     String key = key();
-    assertThat(decide(key, "10", 1000, 4)).containsExactly(1L, 6L, 0L);
+    assertThat(decide(key, "10", 1000, 4).subList(0, 3)).containsExactly(1L, 6L, 0L);
     assertThat(decide(key, "10", 1000, 7).get(0)).isZero();
-    assertThat(decide(key, "10", 1000, 6)).containsExactly(1L, 0L, 0L);
+    assertThat(decide(key, "10", 1000, 6).subList(0, 3)).containsExactly(1L, 0L, 0L);
   }
 
   @Test
   void moreThanTheLimitAtOnceNeverFitsAndWaitsAWindow() {
-    assertThat(decide(key(), "3", 1000, 5)).containsExactly(0L, 3L, 1000L);
+    assertThat(decide(key(), "3", 1000, 5).subList(0, 3)).containsExactly(0L, 3L, 1000L);
   }
 
   @Test
@@ -52,7 +52,7 @@ class SlidingWindowScriptTests extends WithSharedRedisServer {
     String key = key();
     long current = redisMillis() / 100; // 1000 ms in 10 buckets of 100 ms
     redis.call("HSET", key, Long.toString(current - 50), "100");
-    assertThat(decide(key, "3", 1000, 1)).containsExactly(1L, 2L, 0L);
+    assertThat(decide(key, "3", 1000, 1).subList(0, 3)).containsExactly(1L, 2L, 0L);
     assertThat(redis.call("HEXISTS", key, Long.toString(current - 50))).isEqualTo(0L);
 
     String ahead = key();

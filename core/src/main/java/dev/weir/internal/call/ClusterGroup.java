@@ -5,6 +5,7 @@ import dev.weir.cluster.ClusterDecision;
 import dev.weir.cluster.ClusterLimit;
 import dev.weir.internal.cluster.ClusterFlowLimiter;
 import dev.weir.internal.cluster.ClusterGuard;
+import dev.weir.internal.cluster.GroupSettlement;
 import dev.weir.internal.limit.FlowLimiter;
 import dev.weir.rule.FlowRule;
 import dev.weir.rule.FlowStrategy;
@@ -40,6 +41,8 @@ final class ClusterGroup {
   private final ClusterFlowLimiter[] limiters;
   private final ClusterGuard guard;
   private final ClusterCounter counter;
+  /** What an admitted call holds, so that {@code Entry.settle} reaches every limit of the group in one command. */
+  private final GroupSettlement settlement;
 
   private ClusterGroup(int first, boolean[] members, FlowRule[] rules, ClusterFlowLimiter[] limiters,
       ClusterGuard guard, ClusterCounter counter) {
@@ -49,6 +52,7 @@ final class ClusterGroup {
     this.limiters = limiters;
     this.guard = guard;
     this.counter = counter;
+    this.settlement = new GroupSettlement(guard, counter);
   }
 
   /** The group of {@code states}, or null when fewer than two rules qualify or the store cannot combine them. */
@@ -97,6 +101,7 @@ final class ClusterGroup {
     ClusterDecision decision = guard.decide(counter, permits, now);
     if (decision != null) {
       if (decision.admitted()) {
+        call.hold(settlement, GroupSettlement.token(decision)); // for a settle; a refund gives nothing back
         return true; // counted in the store; like a single cluster rule's, never given back there
       }
       FlowRule by = rules[Math.min(decision.refusedBy(), rules.length - 1)];

@@ -25,14 +25,30 @@ import org.jspecify.annotations.Nullable;
  */
 public final class ClusterFlowLimiter extends FlowLimiter {
 
-  /** The token of a call the store or the allow fallback admitted; no local token is this large. */
+  /**
+   * The token of a call the allow fallback admitted: nothing counted it, so nothing settles it. No
+   * local token is this large.
+   */
   static final long STORE_TOKEN = Long.MAX_VALUE;
+
+  /**
+   * Tokens from here on are calls the store admitted (or, {@link #STORE_TOKEN}, the allow
+   * fallback): these two bits set, and below them the decision's {@link ClusterDecision#stampMicros()},
+   * which a settlement needs to find the state the call was counted in. No local token, and no
+   * lease token ({@link LeasedFlowLimiter}: bit 62 and a lease number far below 2^61), is this large.
+   */
+  public static final long STORE_BASE = 3L << 61;
+
+  /** The stamp bits of a store token: stamps up to about the year 2043 fit whole, later ones are capped. */
+  private static final long STAMP_MASK = (1L << 61) - 1;
 
   public final ClusterGuard guard;
   /** The flow rule's limit; null for a key of a param-flow rule. */
   public final @Nullable ClusterLimit limit;
   private final double count;
   private final ClusterCounter counter;
+  /** Debts of settled calls the store did not take; the next settlement sent carries them. */
+  private final UnsentDebt unsent = new UnsentDebt();
   final FlowLimiter local;
   private final DoubleFunction<FlowLimiter> localOfCount;
   /** The share fallback's limiter and the live-instance count it was made for; replaced together. */
@@ -110,7 +126,7 @@ public final class ClusterFlowLimiter extends FlowLimiter {
   long acquire(int permits, long now, boolean waits) {
     ClusterDecision decision = guard.decide(counter, permits, now);
     if (decision != null) {
-      return decision.admitted() ? STORE_TOKEN : refused(TimeUnit.MILLISECONDS.toNanos(decision.retryAfterMillis()));
+      return decision.admitted() ? storeToken(decision) : refused(TimeUnit.MILLISECONDS.toNanos(decision.retryAfterMillis()));
     }
     return fallBack(permits, now, waits);
   }
@@ -136,10 +152,70 @@ public final class ClusterFlowLimiter extends FlowLimiter {
     return waits ? limiter.tryAcquire(permits, now) : limiter.tryAcquireWithoutWaiting(permits, now);
   }
 
+  /** The token of a call {@code decision} admitted. */
+  static long storeToken(ClusterDecision decision) {
+    return STORE_BASE | Math.min(decision.stampMicros(), STAMP_MASK - 1);
+  }
+
+  /** Whether {@code token} is a call the store (or the allow fallback) admitted. */
+  public static boolean storeAdmitted(long token) {
+    return token >= STORE_BASE;
+  }
+
+  /** The store's stamp of the call admitted with {@code token}; 0 when it did not say. */
+  static long stampOf(long token) {
+    return token & STAMP_MASK;
+  }
+
   @Override
   public void refund(int permits, long token) {
-    if (token != STORE_TOKEN) {
+    if (!storeAdmitted(token)) {
       fallbackLimiter().refund(permits, token);
     }
+  }
+
+  /**
+   * A call the store admitted settles there: one command on the window or key it was counted in
+   * ({@link ClusterGuard#settle}, which the caller never waits for). A call the local or share
+   * fallback admitted settles with the fallback's limiter, as a refund does; one the allow fallback
+   * admitted was counted nowhere and settles nowhere.
+   */
+  @Override
+  public void settle(long delta, long token, long now) {
+    if (token == STORE_TOKEN) {
+      return;
+    }
+    if (storeAdmitted(token)) {
+      guard.settle(counter, token, delta, now, unsent);
+    } else {
+      fallbackLimiter().latest().settle(delta, token, now);
+    }
+  }
+
+  /**
+   * Charges the store a debt of no call it admitted (what a {@link LeasedFlowLimiter}'s leases could
+   * not pay): a settlement without a stamp, which the store counts now.
+   */
+  void charge(long debt, long now) {
+    guard.settle(counter, STORE_BASE, debt, now, unsent);
+  }
+
+  /** A limiter made again for the rule (its count changed) takes over the debts the store did not take. */
+  @Override
+  protected void carried(FlowLimiter previous) {
+    if (previous instanceof ClusterFlowLimiter cluster) {
+      long kept = cluster.unsent.take();
+      if (kept > 0) {
+        unsent.add(kept);
+      }
+      if (cluster.local != local) {
+        cluster.local.succeededBy(local); // a call the local fallback admitted settles with the new one
+      }
+    }
+  }
+
+  /** Debts of settled calls the store has not taken yet; for tests. */
+  long unsentDebt() {
+    return unsent.get();
   }
 }

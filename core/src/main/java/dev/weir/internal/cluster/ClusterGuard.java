@@ -97,6 +97,13 @@ public final class ClusterGuard {
   public final LongAdder leasedPermits = new LongAdder();
   /** Permits of leases not spent and given back (sent; a store that lost the lease ignores them). */
   public final LongAdder returnedPermits = new LongAdder();
+  /** Settlements of calls ({@code Entry.settle}) the store took. */
+  public final LongAdder settled = new LongAdder();
+  /**
+   * Settlements the store did not take: it failed or missed the deadline, its breaker was open,
+   * {@code maxInFlight} round trips were out, or it cannot settle.
+   */
+  public final LongAdder unsettled = new LongAdder();
   /** The last failure and when (wall clock, for people: the page and the endpoint show it); one write. */
   private volatile @Nullable Failure lastFailure;
   /** The one WARN when calls start falling back, the one INFO when the store decides again. */
@@ -208,6 +215,60 @@ public final class ClusterGuard {
     answered(now, probe, System.nanoTime() - start);
     (decision.admitted() ? admitted : blocked).increment();
     return decision;
+  }
+
+  /*
+   * Settling a call the store admitted (Entry.settle, through ClusterFlowLimiter and ClusterGroup):
+   * one command on the state the call was counted in, found by the decision's stamp, which the
+   * call's token carries. The caller never waits for it: the client's command is asynchronous, and
+   * the command is cancelled (dropped if not yet written) once the deadline has passed. It is sent
+   * only while the breaker is closed and a place in flight is free; it neither probes nor counts
+   * towards the breaker (a settlement is not a decision, and a store that fails is found by the
+   * decisions). What the store does not take: a refund is dropped, so the store keeps those permits
+   * counted until they leave its window (the safe side: it refuses sooner, never admits more); a
+   * debt is kept by the limiter (UnsentDebt) and carried by its next settlement that is sent, so a
+   * debt is paid late rather than never while the limiter settles calls. Each counts in unsettled.
+   * A settlement that missed its deadline may still have been applied by a store that received it;
+   * its debt is then counted twice, again on the safe side.
+   */
+
+  /**
+   * Settles, by {@code delta} (and the debts {@code unsent} kept), the call the store admitted with
+   * {@code token} ({@link ClusterFlowLimiter#storeAdmitted}); never waits. See the comment above.
+   */
+  void settle(ClusterCounter counter, long token, long delta, long now, UnsentDebt unsent) {
+    long net = UnsentDebt.saturatedSum(delta, unsent.take());
+    if (net == 0) {
+      return;
+    }
+    if (!closed() || inFlight.tryAcquire(1, now) < 0) {
+      notSettled(net, unsent);
+      return;
+    }
+    CompletableFuture<?> future;
+    try {
+      future = counter.settle(ClusterFlowLimiter.stampOf(token), net);
+      track(future);
+    } catch (RuntimeException | Error e) {
+      inFlight.release(1);
+      notSettled(net, unsent);
+      return;
+    }
+    future.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).whenComplete((result, failure) -> {
+      if (failure == null) {
+        settled.increment();
+      } else {
+        future.cancel(false); // lets the client drop a command it has not sent yet
+        notSettled(net, unsent);
+      }
+    });
+  }
+
+  private void notSettled(long net, UnsentDebt unsent) {
+    unsettled.increment();
+    if (net > 0) {
+      unsent.add(net);
+    }
   }
 
   /**

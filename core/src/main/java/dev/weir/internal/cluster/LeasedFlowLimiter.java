@@ -227,6 +227,8 @@ public final class LeasedFlowLimiter extends FlowLimiter {
   private final long refusalNanos;
 
   private volatile Lease current = Lease.NONE;
+  /** Debts of settled calls the leases in hand could not cover: the next lease pays them first. */
+  private final UnsentDebt owed = new UnsentDebt();
   /** A lease renewed ahead of time while {@link #current} still had permits: spent once that one is. */
   private volatile @Nullable Lease next;
   @SuppressWarnings("unused") // through PENDING
@@ -393,10 +395,10 @@ public final class LeasedFlowLimiter extends FlowLimiter {
       // Never leased: no lease is larger than a block (what a dying instance strands is bounded by
       // blocks). Decided alone by the store on the same state; a call of more than the count is
       // refused there, or the fallback decides.
-      return perCall.acquire(permits, now, waits);
+      return perCallPaying(permits, now, waits);
     }
     if (!hot && !heats(permits, now)) {
-      long decided = perCall.acquire(permits, now, waits);
+      long decided = perCallPaying(permits, now, waits);
       if (decided < 0) {
         heat(); // the limit is short: leased, a refusal is kept here, and requests carry this instance's demand
       }
@@ -408,7 +410,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
         return spent;
       }
       if (trip == MAX_ROUND_TRIPS) {
-        return perCall.acquire(permits, now, waits);
+        return perCallPaying(permits, now, waits);
       }
       Refusal refused = refusal;
       if (refused != null && now - refused.until < 0) {
@@ -742,6 +744,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
       long coverPermits = (long) Math.min((double) Long.MAX_VALUE / 2, Math.ceil((rates == null ? 0 : rates.rate()) * cover));
       Lease fresh = new Lease(((long) IDS.getAndAdd(this, 1L) + 1) & ID_MASK, answer, trip.sentAt, valid,
           coverPermits, cover);
+      payOwed(fresh); // before any call can spend from it
       refusal = null;
       Lease old = current;
       if (trip.ahead && old.get() > 0 && at - old.endsAt < 0) {
@@ -876,7 +879,7 @@ public final class LeasedFlowLimiter extends FlowLimiter {
 
   @Override
   public void refund(int permits, long token) {
-    if (token == ClusterFlowLimiter.STORE_TOKEN) {
+    if (ClusterFlowLimiter.storeAdmitted(token)) {
       return;
     }
     if ((token & LEASE_TOKEN) != 0) {
@@ -890,6 +893,92 @@ public final class LeasedFlowLimiter extends FlowLimiter {
       return; // a closed lease keeps the permit counted in the store
     }
     perCall.refund(permits, token);
+  }
+
+  /*
+   * Settling (Entry.settle). A call spent from a lease settles on the leases in hand, at once and
+   * with no command of its own: a refund returns its permits to its own lease while that lease is
+   * open (a lease closed since keeps them spent: the store counted them, the safe side); a debt is
+   * taken from the current lease, then from the one renewed ahead, and what they cannot cover is
+   * owed: the next lease pays it before any call spends from it (payOwed), so the calls after the
+   * debt wait for permits the store has counted; a call decided per call meanwhile first charges
+   * the store what is still owed (perCallPaying: one settlement, only then). Either way the net reaches the store with the
+   * lease's settlement: what a closed lease did not spend is given back with the next request, so a
+   * refund raises that and a debt lowers it. So the store's count covers every settled cost, but the
+   * debt owed while no lease pays it: one window's count at most (owed is capped there: a window
+   * holds no more), and normally one call's excess. A call decided per call (more permits than a
+   * block, a cold limiter, the fallback) settles as per-call mode does (ClusterFlowLimiter).
+   */
+  @Override
+  public void settle(long delta, long token, long now) {
+    if (ClusterFlowLimiter.storeAdmitted(token) || (token & LEASE_TOKEN) == 0) {
+      perCall.settle(delta, token, now);
+      return;
+    }
+    if (delta < 0) {
+      long id = token & ID_MASK;
+      Lease lease = current;
+      if (lease.id != id) {
+        Lease following = next;
+        lease = following != null && following.id == id ? following : null;
+      }
+      if (lease != null) {
+        long left = lease.get();
+        while (left >= 0 && !lease.compareAndSet(left, Math.min(lease.size, UnsentDebt.saturatedSum(left, -delta)))) {
+          left = lease.get();
+        }
+      }
+      return;
+    }
+    long rest = takeFrom(current, delta);
+    Lease following = next;
+    if (rest > 0 && following != null) {
+      rest = takeFrom(following, rest);
+    }
+    if (rest > 0) {
+      owed.add(rest, Math.max(1, limit));
+    }
+  }
+
+  /** Takes up to {@code debt} permits from {@code lease} while it is open; returns what it could not cover. */
+  private static long takeFrom(Lease lease, long debt) {
+    long left = lease.get();
+    while (left > 0) {
+      long taken = Math.min(left, debt);
+      if (lease.compareAndSet(left, left - taken)) {
+        return debt - taken;
+      }
+      left = lease.get();
+    }
+    return debt;
+  }
+
+  /**
+   * Decides a call per call, after charging the store what is owed (one settlement, only when a debt
+   * is owed): a call the leases cannot serve must not pass a debt they could not pay.
+   */
+  private long perCallPaying(int permits, long now, boolean waits) {
+    long debt = owed.take();
+    if (debt > 0) {
+      perCall.charge(debt, now);
+    }
+    return perCall.acquire(permits, now, waits);
+  }
+
+  /** Pays what is owed from {@code fresh}, a lease no call can spend from yet. */
+  private void payOwed(Lease fresh) {
+    long debt = owed.take();
+    if (debt > 0) {
+      long rest = takeFrom(fresh, debt);
+      if (rest > 0) {
+        owed.add(rest, Math.max(1, limit));
+      }
+    }
+  }
+
+  /** Debts the leases have not paid yet; for tests. */
+  long owed() {
+    return owed.get();
   }
 
   /** The permits left in the current lease, {@code -1} when it is closed; for tests. */
