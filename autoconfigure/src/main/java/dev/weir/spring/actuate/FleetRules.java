@@ -490,7 +490,8 @@ public final class FleetRules implements FleetSync.Applier {
       Map<String, Object> json = new LinkedHashMap<>();
       json.put("id", instance.id());
       json.put("host", instance.host());
-      json.put("version", number(instance.version()));
+      Long applies = number(instance.version());
+      json.put("version", applies == null || applies < 0 ? null : applies);
       Long seen = number(instance.lastSeen());
       json.put("lastSeen", seen == null ? null : Instant.ofEpochMilli(seen).toString());
       json.put("error", instance.error().isEmpty() ? null : instance.error());

@@ -205,7 +205,8 @@ class FleetStoreTests {
     Fleet.await("every heartbeat names the version", () -> {
       List<Map<String, Object>> instances = (List<Map<String, Object>>) json(get(mvc2, "/actuator/weir/fleet"))
           .get("instances");
-      return instances.size() == 3 && instances.stream().allMatch(i -> ((Number) i.get("version")).longValue() >= version);
+      return instances.size() == 3 && instances.stream()
+          .allMatch(i -> i.get("version") instanceof Number applied && applied.longValue() >= version);
     });
     mvc.getBean(FleetTestApplication.FixedTraffic.class).sums = Map.of(API, Map.of("passQps", 12, "blockQps", 3));
     Map<String, Object> view = json(get(mvc, "/actuator/weir/fleet"));
