@@ -186,6 +186,7 @@ class FleetStoreTests {
     long third = writeFlow(flux, "history", 3);
     HttpResponse<String> read = get(mvc, "/actuator/weir/fleet/history");
     assertThat(read.statusCode()).as(read.body()).isEqualTo(200);
+    assertThat(json(read)).containsEntry("version", (int) third);
     List<Map<String, Object>> history = (List<Map<String, Object>>) json(read).get("history");
     assertThat(history).hasSize(5); // weir.rules-store.history: 5
     assertThat(history.subList(0, 3)).extracting(entry -> ((Number) entry.get("version")).longValue())
