@@ -181,6 +181,8 @@ class FleetStoreTests {
   @Test
   @SuppressWarnings("unchecked")
   void theHistoryIsNewestFirstAndARollbackIsANewVersion() {
+    writeFlow(mvc, "history", 10);
+    long kept = writeFlow(mvc, "history", 20);
     long first = writeFlow(mvc, "history", 1);
     long second = writeFlow(mvc2, "history", 2);
     long third = writeFlow(flux, "history", 3);
@@ -188,7 +190,8 @@ class FleetStoreTests {
     assertThat(read.statusCode()).as(read.body()).isEqualTo(200);
     assertThat(json(read)).containsEntry("version", (int) third);
     List<Map<String, Object>> history = (List<Map<String, Object>>) json(read).get("history");
-    assertThat(history).hasSize(5); // weir.rules-store.history: 5
+    assertThat(history).as("weir.rules-store.history: 5").hasSize(5);
+    assertThat(((Number) history.get(4).get("version")).longValue()).isEqualTo(kept - 1);
     assertThat(history.subList(0, 3)).extracting(entry -> ((Number) entry.get("version")).longValue())
         .containsExactly(third, second, first);
     assertThat(history.get(0)).containsEntry("updatedBy", "anonymous");
