@@ -181,6 +181,7 @@ class FleetStoreTests {
   @Test
   @SuppressWarnings("unchecked")
   void theHistoryIsNewestFirstAndARollbackIsANewVersion() {
+    long trimmed = writeFlow(mvc, "history", 5);
     writeFlow(mvc, "history", 10);
     long kept = writeFlow(mvc, "history", 20);
     long first = writeFlow(mvc, "history", 1);
@@ -192,6 +193,9 @@ class FleetStoreTests {
     List<Map<String, Object>> history = (List<Map<String, Object>>) json(read).get("history");
     assertThat(history).as("weir.rules-store.history: 5").hasSize(5);
     assertThat(((Number) history.get(4).get("version")).longValue()).isEqualTo(kept - 1);
+    assertThat(redis.call("EXISTS", "fleet:{rules}:v:" + trimmed, "fleet:{rules}:s:" + trimmed))
+        .as("the document and summary of a version no longer kept are deleted").isEqualTo(0L);
+    assertThat(post(mvc, "/actuator/weir/fleet/rollback/" + trimmed, "").statusCode()).isEqualTo(404);
     assertThat(history.subList(0, 3)).extracting(entry -> ((Number) entry.get("version")).longValue())
         .containsExactly(third, second, first);
     assertThat(history.get(0)).containsEntry("updatedBy", "anonymous");
