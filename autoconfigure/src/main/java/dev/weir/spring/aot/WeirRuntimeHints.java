@@ -63,6 +63,8 @@ final class WeirRuntimeHints implements RuntimeHintsRegistrar {
    * the decisions', {@code announce.lua}, {@code gcra.lua}, {@code settle.lua} ({@code Entry.settle}).
    */
   static final String REDIS_SCRIPTS = "dev/weir/spring/redis/*.lua";
+  /** The scripts of the rules store ({@code weir.rules-store}), next to {@code RulesStore}. */
+  static final String STORE_SCRIPTS = "dev/weir/spring/fleet/store-*.lua";
 
   /** Looked up by name to tell whether spring-tx is present. */
   static final String TRANSACTION_STATE = "org.springframework.transaction.support.TransactionSynchronizationManager";
@@ -78,6 +80,7 @@ final class WeirRuntimeHints implements RuntimeHintsRegistrar {
     hints.resources().registerPattern(CLUSTER_SCRIPT);
     hints.resources().registerPattern(LEASE_SCRIPTS);
     hints.resources().registerPattern(REDIS_SCRIPTS);
+    hints.resources().registerPattern(STORE_SCRIPTS);
     reflection.registerTypeIfPresent(classLoader, TRANSACTION_STATE, type -> { });
   }
 
