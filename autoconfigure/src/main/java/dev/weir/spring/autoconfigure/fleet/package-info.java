@@ -1,0 +1,5 @@
+/** Auto-configuration of the rules store ({@code weir.rules-store}). */
+@NullMarked
+package dev.weir.spring.autoconfigure.fleet;
+
+import org.jspecify.annotations.NullMarked;
