@@ -105,7 +105,8 @@ class PackageRoomsTests {
   @Test
   void thePropertyModelStandsAlone() {
     assertThat(uses.get("properties")).as("rooms the property model uses").isEmpty();
-    assertThat(uses.get("actuate")).as("rooms the endpoint uses").containsOnly("properties", "rules");
+    assertThat(uses.get("actuate")).as("rooms the endpoint uses").containsOnly("properties", "rules", "fleet");
+    assertThat(uses.get("fleet")).as("rooms the rules store uses").containsOnly("properties", "rules");
     assertThat(uses.get("rules")).as("rooms the rule sources use").containsOnly("properties");
   }
 }

@@ -59,7 +59,7 @@ final class PostedRules {
    * Reads posted JSON within {@link InputLimits}: the nesting depth is checked while parsing, so
    * that no body can make the parser, or the flattening after it, recurse deeply.
    */
-  private static final JsonMapper JSON = JsonMapper.builder(JsonFactory.builder()
+  static final JsonMapper JSON = JsonMapper.builder(JsonFactory.builder()
       .streamReadConstraints(StreamReadConstraints.builder()
           .maxNestingDepth(InputLimits.MAX_DEPTH)
           .maxDocumentLength(InputLimits.MAX_BYTES)
@@ -109,6 +109,14 @@ final class PostedRules {
       return refused(List.of(new RuleViolation("body", "must be a JSON object with " + String.join(", ", KINDS)
           + ", a list of rules each")));
     }
+    return of(resource, map);
+  }
+
+  /**
+   * Reads the rules of one resource already parsed (within {@link InputLimits#MAX_DEPTH}), as
+   * {@link #read} reads a body: a document of the rules store holds such an object per resource.
+   */
+  static PostedRules of(String resource, Map<?, ?> map) {
     List<RuleViolation> unknown = new ArrayList<>();
     for (Object key : map.keySet()) {
       if (!KINDS.contains(String.valueOf(key))) {

@@ -104,6 +104,7 @@ public final class WeirEndpoint {
   private final RuleChangeLog changes;
   private final Object replacing = new Object();
   private final Function<String, @Nullable String> unusedWarning;
+  private final @Nullable FleetRules fleet;
 
   /**
    * Creates an endpoint whose posted rules are in force unless they say {@code shadow: true}, and
@@ -142,6 +143,24 @@ public final class WeirEndpoint {
    */
   public WeirEndpoint(Weir weir, @Nullable RuleSources sources, boolean shadowByDefault, RuleChangeLog changes,
       Function<String, @Nullable String> unusedWarning) {
+    this(weir, sources, shadowByDefault, changes, unusedWarning, null);
+  }
+
+  /**
+   * Creates the endpoint as {@link #WeirEndpoint(Weir, RuleSources, boolean, RuleChangeLog, Function)}
+   * does, whose writes go to the rules store when {@code fleet} is given ({@code weir.rules-store}):
+   * each accepted write is a new version of the fleet's rules, which every instance applies.
+   *
+   * @param weir the engine shown and changed
+   * @param sources the rule sources of {@code weir}; null to change the engine directly
+   * @param shadowByDefault whether a posted rule that does not set {@code shadow} is in shadow mode
+   * @param changes where accepted changes are recorded
+   * @param unusedWarning the warning for rules written for a resource the application does not use
+   * @param fleet the fleet's rules in the store; null without the store
+   */
+  public WeirEndpoint(Weir weir, @Nullable RuleSources sources, boolean shadowByDefault, RuleChangeLog changes,
+      Function<String, @Nullable String> unusedWarning, @Nullable FleetRules fleet) {
+    this.fleet = fleet;
     this.unusedWarning = unusedWarning;
     this.weir = weir;
     this.sources = sources != null && sources.isAttached() ? sources : null;
@@ -196,16 +215,48 @@ public final class WeirEndpoint {
   @WriteOperation
   public ResourceDescriptor replaceRules(SecurityContext securityContext, @Selector String resource,
       @Nullable String rules) {
-    Replacement replacement = replace(securityContext, resource, rules);
+    Replacement replacement = replace(securityContext, resource, rules, null);
     if (replacement.refused() != null) {
       String reason = replacement.refused().detail();
       throw new InvalidEndpointRequestException("Invalid rules for '" + resource + "': " + reason, reason);
     }
+    FleetRules.Outcome published = replacement.published();
+    if (published != null) {
+      if (published.status() != 200) {
+        String reason = String.valueOf(published.body() instanceof Map<?, ?> map ? map.get("detail") : published.body());
+        throw new InvalidEndpointRequestException("Rules for '" + resource + "' not written to the store: " + reason,
+            reason);
+      }
+      return describe(resource, weir.rules().rules(resource));
+    }
     return Objects.requireNonNull(replacement.done());
+  }
+
+  /** The fleet's rules in the store; null without the store. */
+  @Nullable FleetRules fleet() {
+    return fleet;
   }
 
   /** Replaces rules as {@link #replaceRules} does, and tells the outcome rather than throwing. */
   Replacement replace(SecurityContext securityContext, String resource, @Nullable String rules) {
+    return replace(securityContext, resource, rules, null);
+  }
+
+  /**
+   * Replaces rules as {@link #replaceRules} does, and tells the outcome rather than throwing; with
+   * the rules store, publishes them as a new version instead, based on version {@code ifMatch}
+   * when given (the request's {@code If-Match}).
+   */
+  Replacement replace(SecurityContext securityContext, String resource, @Nullable String rules,
+      @Nullable String ifMatch) {
+    Long expected = null;
+    if (fleet != null && ifMatch != null) {
+      expected = IfMatch.version(ifMatch);
+      if (expected == null && !IfMatch.any(ifMatch)) {
+        return refuse(securityContext, resource, List.of(new RuleViolation("If-Match",
+            "must be a version of the rules store, as \"7\" (or *), was '" + LogText.of(ifMatch) + "'")));
+      }
+    }
     PostedRules posted = PostedRules.read(resource, rules);
     List<RuleViolation> violations = new ArrayList<>(posted.unknownKinds());
     violations.addAll(posted.bindingViolations());
@@ -223,6 +274,11 @@ public final class WeirEndpoint {
           posted.applyTo(givenRules, weir.rules().rules(resource)), weir.rules()));
       if (!violations.isEmpty()) {
         return refuse(securityContext, resource, violations);
+      }
+      if (fleet != null) {
+        Principal principal = securityContext.getPrincipal();
+        return new Replacement(null, null, fleet.write(principal != null ? principal.getName() : null, resource,
+            posted.kinds(), givenRules, expected));
       }
       // Read and write in one step of the engine, so that a change made by application code
       // between this endpoint's read and its write cannot be overwritten.
@@ -246,7 +302,7 @@ public final class WeirEndpoint {
             "the rules could not be saved to the rule file, nothing changed: " + ex.getMessage())));
       }
       logReplaced(securityContext, resource, before, written[0], posted);
-      return new Replacement(describe(resource, written[0], warnings(resource, written[0])), null);
+      return new Replacement(describe(resource, written[0], warnings(resource, written[0])), null, null);
     }
   }
 
@@ -299,7 +355,7 @@ public final class WeirEndpoint {
       logger.info("Rules of '" + LogText.of(resource) + "' not replaced through the weir endpoint"
           + LogText.of(by(securityContext)) + ": " + LogText.of(refused.detail()));
     }
-    return new Replacement(null, refused);
+    return new Replacement(null, refused, null);
   }
 
   private void logReplaced(SecurityContext securityContext, String resource, RuleSet before, RuleSet after,
@@ -340,8 +396,12 @@ public final class WeirEndpoint {
     return principal != null ? " by '" + principal.getName() + "'" : "";
   }
 
-  /** The outcome of a replacement: the resource afterwards, or why nothing changed. */
-  record Replacement(@Nullable ResourceDescriptor done, @Nullable InvalidRulesDescriptor refused) {
+  /**
+   * The outcome of a replacement: the resource afterwards, or why nothing changed, or with the rules
+   * store, the outcome of publishing the rules as a new version.
+   */
+  record Replacement(@Nullable ResourceDescriptor done, @Nullable InvalidRulesDescriptor refused,
+      FleetRules.@Nullable Outcome published) {
   }
 
   /**

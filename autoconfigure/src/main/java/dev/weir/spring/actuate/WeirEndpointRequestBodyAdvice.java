@@ -98,6 +98,10 @@ public final class WeirEndpointRequestBodyAdvice extends RequestBodyAdviceAdapte
     }
     ObjectNode argument = JSON.createObjectNode();
     argument.put("rules", PostedBody.rulesArgument(body, query));
+    String ifMatch = inputMessage.getHeaders().getFirst(HttpHeaders.IF_MATCH);
+    if (ifMatch != null) {
+      argument.put("ifMatch", ifMatch); // the version a write to the rules store is based on
+    }
     return new Message(inputMessage.getHeaders(), JSON.writeValueAsBytes(argument));
   }
 

@@ -2,7 +2,6 @@ package dev.weir.spring.actuate;
 
 import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
-import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -32,6 +31,9 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
 @EndpointWebExtension(endpoint = WeirEndpoint.class)
 public final class WeirEndpointWebExtension {
 
+  /** The path segment of the fleet's operations, {@code /actuator/weir/fleet}. */
+  static final String FLEET = "fleet";
+
   private final WeirEndpoint endpoint;
   private final BooleanSupplier writesOpen;
   private final DashboardPage page = new DashboardPage();
@@ -57,14 +59,81 @@ public final class WeirEndpointWebExtension {
     return new WebEndpointResponse<>(endpoint.weir(), format);
   }
 
-  /** Replaces the rules of the kinds given of one resource; see {@link WeirEndpoint}. */
+  /**
+   * Replaces the rules of the kinds given of one resource; see {@link WeirEndpoint}. With the rules
+   * store, publishes them as a new version of the fleet's rules instead: {@code 200} with
+   * {@code version}, {@code 409} when {@code ifMatch} (the request's {@code If-Match}, handed on by
+   * {@link WeirEndpointRequestBodyAdvice} and {@link WeirEndpointWebFilter}) is no longer the
+   * current version, {@code 503} when the store is unreachable; nothing changed on a refusal.
+   */
   @WriteOperation
-  public WebEndpointResponse<OperationResponseBody> replaceRules(SecurityContext securityContext,
-      @Selector String resource, @Nullable String rules) {
-    WeirEndpoint.Replacement replacement = endpoint.replace(securityContext, resource, rules);
+  public WebEndpointResponse<Object> replaceRules(SecurityContext securityContext,
+      @Selector String resource, @Nullable String rules, @Nullable String ifMatch) {
+    WeirEndpoint.Replacement replacement = endpoint.replace(securityContext, resource, rules, ifMatch);
     if (replacement.refused() != null) {
       return new WebEndpointResponse<>(replacement.refused(), replacement.refused().status());
     }
+    FleetRules.Outcome published = replacement.published();
+    if (published != null) {
+      return new WebEndpointResponse<>(published.body(), published.status());
+    }
     return new WebEndpointResponse<>(replacement.done(), WebEndpointResponse.STATUS_OK);
+  }
+
+  /**
+   * Returns one resource as {@link WeirEndpoint#resource} does (404 when unknown); with the rules
+   * store, {@code fleet} is the fleet view instead: {@code version}, {@code updatedAt},
+   * {@code updatedBy}, {@code instances} ({@code id}, {@code host}, {@code version},
+   * {@code lastSeen}, {@code error}) and {@code resources} (the traffic summed over the live
+   * instances, when the application has a {@code FleetTraffic}); 503 while Redis is unreachable.
+   */
+  @ReadOperation
+  public WebEndpointResponse<Object> resource(@Selector String resource) {
+    FleetRules fleet = endpoint.fleet();
+    if (fleet != null && FLEET.equals(resource)) {
+      return answer(fleet.view());
+    }
+    WeirEndpoint.ResourceDescriptor found = endpoint.resource(resource);
+    return found == null ? new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND)
+        : new WebEndpointResponse<>(found, WebEndpointResponse.STATUS_OK);
+  }
+
+  /**
+   * With the rules store, {@code GET fleet/history}: the versions kept, newest first, each with
+   * {@code version}, {@code updatedAt}, {@code updatedBy} and {@code change} (what changed, per
+   * resource). 404 for any other path, and without the store.
+   */
+  @ReadOperation
+  public WebEndpointResponse<Object> fleetHistory(@Selector String fleetPath, @Selector String historyPath) {
+    FleetRules fleet = endpoint.fleet();
+    if (fleet == null || !FLEET.equals(fleetPath) || !"history".equals(historyPath)) {
+      return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+    }
+    return answer(fleet.history());
+  }
+
+  /**
+   * With the rules store, {@code POST fleet/rollback/{version}}: publishes the rules of that version
+   * as a new version ({@code 200} with {@code version}; {@code 404} when the store no longer keeps
+   * it; {@code 503} when the store is unreachable). 404 for any other path, and without the store.
+   */
+  @WriteOperation
+  public WebEndpointResponse<Object> rollback(SecurityContext securityContext, @Selector String fleetPath,
+      @Selector String rollbackPath, @Selector String version) {
+    FleetRules fleet = endpoint.fleet();
+    if (fleet == null || !FLEET.equals(fleetPath) || !"rollback".equals(rollbackPath)) {
+      return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+    }
+    Long number = IfMatch.version(version);
+    if (number == null || number < 1) {
+      return answer(FleetRules.Outcome.problem(404, "Not Found", "a version is a number from 1, was '"
+          + (version.length() > 40 ? version.substring(0, 40) + "..." : version) + "'", null));
+    }
+    java.security.Principal principal = securityContext.getPrincipal();
+    return answer(fleet.rollback(principal != null ? principal.getName() : null, number));
+  }
+
+  private static WebEndpointResponse<Object> answer(FleetRules.Outcome outcome) {
+    return new WebEndpointResponse<>(outcome.body(), outcome.status());
   }
 }

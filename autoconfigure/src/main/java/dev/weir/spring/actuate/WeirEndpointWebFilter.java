@@ -125,6 +125,10 @@ public final class WeirEndpointWebFilter implements WebFilter, Ordered {
     OneArgument(ServerHttpRequest request, String rules) {
       super(request);
       query.put("rules", List.of(rules));
+      String ifMatch = request.getHeaders().getFirst(HttpHeaders.IF_MATCH);
+      if (ifMatch != null) {
+        query.put("ifMatch", List.of(ifMatch)); // the version a write to the rules store is based on
+      }
       HttpHeaders copy = new HttpHeaders();
       copy.putAll(request.getHeaders());
       copy.remove(HttpHeaders.CONTENT_LENGTH);

@@ -4,8 +4,10 @@ import dev.weir.CircuitState;
 import dev.weir.ClusterStatus;
 import dev.weir.ResourceStatistics;
 import dev.weir.Weir;
+import dev.weir.spring.fleet.FleetSync;
 import dev.weir.spring.rules.RuleSources;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -35,6 +37,7 @@ public final class WeirHealthIndicator implements HealthIndicator {
 
   private final Weir weir;
   private final @Nullable RuleSources sources;
+  private final @Nullable FleetSync store;
 
   /**
    * Creates the contributor.
@@ -52,8 +55,22 @@ public final class WeirHealthIndicator implements HealthIndicator {
    * @param sources its rule sources; null to leave them out
    */
   public WeirHealthIndicator(Weir weir, @Nullable RuleSources sources) {
+    this(weir, sources, null);
+  }
+
+  /**
+   * Creates the contributor, with the state of the engine's rule sources and of the rules store in
+   * its details.
+   *
+   * @param weir the engine whose circuits are reported
+   * @param sources its rule sources; null to leave them out
+   * @param store this instance's following of the rules store ({@code weir.rules-store}); null to
+   *     leave it out
+   */
+  public WeirHealthIndicator(Weir weir, @Nullable RuleSources sources, @Nullable FleetSync store) {
     this.weir = weir;
     this.sources = sources;
+    this.store = store;
   }
 
   @Override
@@ -73,7 +90,34 @@ public final class WeirHealthIndicator implements HealthIndicator {
     if (sources != null) {
       health.withDetail("ruleSources", sources.status());
     }
+    if (store != null) {
+      health.withDetail("rulesStore", rulesStore(store));
+    }
     return health.build();
+  }
+
+  /** The rules store as this instance follows it; read from what its thread last saw, no round trip. */
+  static Map<String, Object> rulesStore(FleetSync store) {
+    Map<String, Object> details = new LinkedHashMap<>();
+    details.put("instance", store.id());
+    long version = store.appliedVersion();
+    details.put("version", version < 0 ? null : version);
+    details.put("connected", store.reachable());
+    Instant since = store.unreachableSince();
+    if (since != null) {
+      details.put("unreachableSince", since.toString());
+      details.put("unreachable", store.unreachableReason());
+    }
+    if (store.storeEmpty()) {
+      details.put("state", "store empty");
+    }
+    String error = store.error();
+    if (error != null) {
+      details.put("error", error);
+    } else if (store.garbage() != null) {
+      details.put("error", store.garbage());
+    }
+    return details;
   }
 
   private static Map<String, Object> cluster(ClusterStatus cluster) {

@@ -58,6 +58,9 @@ final class WeirRuntimeHints implements RuntimeHintsRegistrar {
   /** The scripts of cluster leases ({@code weir.cluster.lease}), next to {@code RedisClusterClient}. */
   static final String LEASE_SCRIPTS = "dev/weir/spring/redis/lease-*.lua";
 
+  /** The scripts of the rules store ({@code weir.rules-store}), next to {@code RulesStore}. */
+  static final String STORE_SCRIPTS = "dev/weir/spring/fleet/store-*.lua";
+
   /** The scripts of the fleet's traffic ({@code weir.rules-store}), next to {@code FleetTrafficRedis}. */
   static final String FLEET_TRAFFIC_SCRIPTS = "dev/weir/spring/fleet/traffic-*.lua";
 
@@ -74,6 +77,7 @@ final class WeirRuntimeHints implements RuntimeHintsRegistrar {
     }
     hints.resources().registerPattern(CLUSTER_SCRIPT);
     hints.resources().registerPattern(LEASE_SCRIPTS);
+    hints.resources().registerPattern(STORE_SCRIPTS);
     hints.resources().registerPattern(FLEET_TRAFFIC_SCRIPTS);
     reflection.registerTypeIfPresent(classLoader, TRANSACTION_STATE, type -> { });
   }

@@ -88,6 +88,8 @@ public class WeirProperties {
 
   private final Rules rules = new Rules();
 
+  private final RulesStore rulesStore = new RulesStore();
+
   private final RetryBudget retryBudget = new RetryBudget();
 
   private final Grpc grpc = new Grpc();
@@ -189,6 +191,10 @@ public class WeirProperties {
 
   public Rules getRules() {
     return rules;
+  }
+
+  public RulesStore getRulesStore() {
+    return rulesStore;
   }
 
   public RetryBudget getRetryBudget() {
@@ -444,6 +450,42 @@ public class WeirProperties {
 
     public Sentinel getSentinel() {
       return sentinel;
+    }
+  }
+
+  /**
+   * The fleet's rules in one place ({@code weir.rules-store}): a versioned document in Redis, on
+   * {@code weir.cluster}'s connection, that endpoint writes change for every instance; each instance
+   * applies the store's current version, the last of the rule sources.
+   */
+  public static class RulesStore {
+
+    /** Minimum of {@link #history}. */
+    public static final int MIN_HISTORY = 1;
+
+    /** Maximum of {@link #history}: a version is at most 1 MiB, so the store holds at most about 1 GiB. */
+    public static final int MAX_HISTORY = 1000;
+
+    /** Whether endpoint writes go to the store, a new version each, which every instance applies within 1 s (needs weir.cluster.enabled). */
+    private boolean enabled;
+
+    /** Versions kept in the store, for history and rollback; from 1 to 1000. */
+    private int history = 50;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public int getHistory() {
+      return history;
+    }
+
+    public void setHistory(int history) {
+      this.history = history;
     }
   }
 

@@ -56,6 +56,7 @@ public final class WeirPropertiesValidator {
     }
     cluster(properties.getCluster(), clusterClient, out);
     rules(properties.getRules(), out);
+    rulesStore(properties, out);
     routes(properties.getWeb().getRoutes(), out);
     return out;
   }
@@ -307,6 +308,19 @@ public final class WeirPropertiesValidator {
     }
     if (cluster.getMaxInFlight() < 1) {
       out.add(new RuleViolation(at + "max-in-flight", "must be at least 1, was " + cluster.getMaxInFlight()));
+    }
+  }
+
+  private static void rulesStore(WeirProperties properties, List<RuleViolation> out) {
+    String at = PREFIX + "rules-store.";
+    WeirProperties.RulesStore store = properties.getRulesStore();
+    if (store.isEnabled() && !properties.getCluster().isEnabled()) {
+      out.add(new RuleViolation(at + "enabled", "needs weir.cluster.enabled: the store lives in weir.cluster's Redis"));
+    }
+    if (store.getHistory() < WeirProperties.RulesStore.MIN_HISTORY
+        || store.getHistory() > WeirProperties.RulesStore.MAX_HISTORY) {
+      out.add(new RuleViolation(at + "history", "must be from " + WeirProperties.RulesStore.MIN_HISTORY + " to "
+          + WeirProperties.RulesStore.MAX_HISTORY + ", was " + store.getHistory()));
     }
   }
 

@@ -65,8 +65,12 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
   /** The name of rules written through the {@code weir} endpoint (without write-back). */
   public static final String ENDPOINT = "endpoint";
 
+  /** The name of the fleet's rules read from the rules store ({@code weir.rules-store}). */
+  public static final String STORE = "store";
+
   private static final int APPLICATION_RANK = 0;
   private static final int ENDPOINT_RANK = 3;
+  private static final int STORE_RANK = 4;
 
   private static final Log logger = LogFactory.getLog(RuleSources.class);
 
@@ -126,8 +130,12 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
       failures.put(source.name(), new AtomicLong());
     }
     failures.put(ENDPOINT, new AtomicLong());
+    if (properties.getRulesStore().isEnabled()) {
+      failures.put(STORE, new AtomicLong());
+    }
     ranks.put(APPLICATION, APPLICATION_RANK);
     ranks.put(ENDPOINT, ENDPOINT_RANK);
+    ranks.put(STORE, STORE_RANK);
     sources.forEach(source -> ranks.put(source.name(), source.rank()));
   }
 
@@ -275,6 +283,44 @@ public final class RuleSources implements SmartLifecycle, AutoCloseable {
       }
       RuleSet unchanged = engine().rules().rules(resource); // under the lock: no source changed it since
       return new RuleRegistry.Change(unchanged, unchanged);
+    }
+  }
+
+  /**
+   * Makes the rules of the store's current version the source {@value #STORE}, the last of all: for
+   * each resource, the kinds it gives replace what every other source gives (an empty list clears
+   * that kind); resources and kinds it no longer gives fall back to the sources before it. Checked
+   * whole before anything changes, and put in force in one step of the engine.
+   *
+   * @param kinds the kinds given, by resource
+   * @param rules the rules given, by resource (each naming its resource)
+   * @param recordedAs the name changes are recorded under ({@code store v12})
+   * @throws InvalidRulesException when the engine refuses the rules; nothing changed then
+   */
+  public void applyStore(Map<String, Set<RuleKind>> kinds, Map<String, RuleSet> rules, String recordedAs) {
+    RuleLayer layer = RuleLayer.EMPTY;
+    for (Map.Entry<String, Set<RuleKind>> entry : kinds.entrySet()) {
+      layer = layer.with(entry.getKey(), entry.getValue(), rules.getOrDefault(entry.getKey(), RuleSet.empty()));
+    }
+    synchronized (lock) {
+      apply(STORE, layer, false, recordedAs); // the caller reports a refusal (once per version)
+      problems.remove(STORE);
+    }
+  }
+
+  /**
+   * Shows {@code problem} as what is wrong with the source {@value #STORE} now (the health details),
+   * or clears it when null; counted as a failure when not null.
+   */
+  public void storeProblem(@Nullable String problem) {
+    if (problem == null) {
+      problems.remove(STORE);
+    } else {
+      problems.put(STORE, problem);
+      AtomicLong count = failures.get(STORE);
+      if (count != null) {
+        count.incrementAndGet();
+      }
     }
   }
 

@@ -209,7 +209,6 @@ class FleetTrafficTests {
     all.put("weir.cluster.enabled", "true");
     all.put("weir.cluster.key-prefix", prefix);
     all.put("weir.rules-store.enabled", "true");
-    all.put("weir.strict-keys", "false");
     all.put("weir.flow[0].resource", "fleet.a");
     all.put("weir.flow[0].count", "5");
     ConfigurableApplicationContext context = new SpringApplicationBuilder(FleetTrafficApplication.class)

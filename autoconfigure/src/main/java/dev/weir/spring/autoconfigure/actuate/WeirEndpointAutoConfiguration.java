@@ -1,6 +1,7 @@
 package dev.weir.spring.autoconfigure.actuate;
 
 import dev.weir.Weir;
+import dev.weir.spring.actuate.FleetRules;
 import dev.weir.spring.actuate.WeirEndpoint;
 import dev.weir.spring.actuate.WeirEndpointRequestBodyAdvice;
 import dev.weir.spring.actuate.WeirEndpointWebExtension;
@@ -52,11 +53,11 @@ public final class WeirEndpointAutoConfiguration {
   @ConditionalOnMissingBean
   @ConditionalOnAvailableEndpoint
   WeirEndpoint weirEndpoint(Weir weir, WeirProperties properties, ObjectProvider<RuleSources> sources,
-      ObjectProvider<RuleChangeLog> changes, ObjectProvider<ResourcesInUse> inUse) {
+      ObjectProvider<RuleChangeLog> changes, ObjectProvider<ResourcesInUse> inUse, ObjectProvider<FleetRules> fleet) {
     ResourcesInUse resources = inUse.getIfUnique();
     return new WeirEndpoint(weir, sources.getIfAvailable(), properties.isShadow(),
         changes.getIfAvailable(() -> new RuleChangeLog(null)),
-        resource -> resources == null ? null : resources.warning(resource));
+        resource -> resources == null ? null : resources.warning(resource), fleet.getIfUnique());
   }
 
   @Bean

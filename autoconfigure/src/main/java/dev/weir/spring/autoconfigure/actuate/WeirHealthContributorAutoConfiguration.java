@@ -2,6 +2,7 @@ package dev.weir.spring.autoconfigure.actuate;
 
 import dev.weir.Weir;
 import dev.weir.spring.actuate.WeirHealthIndicator;
+import dev.weir.spring.fleet.FleetSync;
 import dev.weir.spring.autoconfigure.WeirAutoConfiguration;
 import dev.weir.spring.rules.RuleSources;
 import org.springframework.beans.factory.ObjectProvider;
@@ -28,8 +29,10 @@ public final class WeirHealthContributorAutoConfiguration {
   @Bean
   @ConditionalOnEnabledHealthIndicator("weir")
   @ConditionalOnMissingBean(name = "weirHealthIndicator")
-  WeirHealthIndicator weirHealthIndicator(Weir weir, ObjectProvider<RuleSources> sources) {
+  WeirHealthIndicator weirHealthIndicator(Weir weir, ObjectProvider<RuleSources> sources,
+      ObjectProvider<FleetSync> store) {
     RuleSources ruleSources = sources.getIfAvailable();
-    return new WeirHealthIndicator(weir, ruleSources != null && ruleSources.isAttached() ? ruleSources : null);
+    return new WeirHealthIndicator(weir, ruleSources != null && ruleSources.isAttached() ? ruleSources : null,
+        store.getIfUnique());
   }
 }
