@@ -129,6 +129,18 @@ class DashboardFleetBrowserTests {
     assertThat(browser.findElement(By.cssSelector("#fleet-history-rows tr[data-version='" + third + "']")).getText())
         .contains("rollback to version " + first);
 
+    // The rule editor with the store on: the write is a new version for the whole fleet.
+    click(browser, "#tab-instance");
+    click(browser, "#rows button[data-name='searchProducts']");
+    await(browser, 5, "the rule editor", x -> x.findElement(By.id("rules-yaml")).isDisplayed());
+    DashboardBrowserTests.type(browser.findElement(By.id("rules-yaml")), "flow:\n  - count: 5\n    cluster-mode: true\n");
+    click(browser, "#rules-apply");
+    long fourth = third + 1;
+    await(browser, 10, "the editor's answer naming the fleet's version", x -> x.findElement(By.id("rules-result"))
+        .getText().contains("as version " + fourth + " of the fleet"));
+    awaitApplied(fourth, a, b);
+    assertThat(flowCount(b)).isEqualTo(5.0);
+
     // B's page: the same fleet, and no way to roll back.
     browser.get("http://localhost:" + port(b) + "/actuator/weir#fleet");
     await(browser, 15, "B's fleet tab with its history", x -> x.findElement(By.id("view-fleet")).isDisplayed()
