@@ -99,6 +99,9 @@ public final class FleetTrafficPublisher implements SmartLifecycle {
         logger.info("Weir's fleet traffic is published again");
       }
     } catch (RuntimeException e) {
+      if (Thread.currentThread().isInterrupted()) {
+        return; // stopping: stop() removes the reading
+      }
       if (!failing) {
         failing = true;
         logger.warn("Weir cannot publish this instance's traffic to the fleet (" + e.getMessage()
@@ -134,6 +137,8 @@ public final class FleetTrafficPublisher implements SmartLifecycle {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    // A publication still on its way is ahead of this removal on the same connection, so it cannot
+    // bring the reading back; one that outlived the wait would, and then expires after the TTL.
     try {
       redis.remove(id);
     } catch (RuntimeException e) {
