@@ -385,7 +385,8 @@ public final class FleetRules implements FleetSync.Applier {
     long entries = Document.entries(rules);
     if (entries > InputLimits.MAX_WRITE_ENTRIES) {
       return Outcome.problem(400, "Invalid rules", "the store's document would hold " + entries
-          + " rules and entries of their lists, over " + InputLimits.MAX_WRITE_ENTRIES + "; nothing changed", null);
+          + " resources, rules and entries of their lists, over " + InputLimits.MAX_WRITE_ENTRIES + "; nothing changed",
+          null);
     }
     Map<String, Object> summary = new LinkedHashMap<>();
     summary.put("updatedAt", at);
@@ -489,7 +490,8 @@ public final class FleetRules implements FleetSync.Applier {
       Map<String, Object> json = new LinkedHashMap<>();
       json.put("id", instance.id());
       json.put("host", instance.host());
-      json.put("version", number(instance.version()));
+      Long applies = number(instance.version());
+      json.put("version", applies == null || applies < 0 ? null : applies);
       Long seen = number(instance.lastSeen());
       json.put("lastSeen", seen == null ? null : Instant.ofEpochMilli(seen).toString());
       json.put("error", instance.error().isEmpty() ? null : instance.error());
@@ -570,27 +572,34 @@ public final class FleetRules implements FleetSync.Applier {
       if (!(rules instanceof Map<?, ?> byResource)) {
         throw new FleetSync.Refused("rules must be an object of rules by resource");
       }
-      long entries = entries(rules);
+      long entries = entries(byResource);
       if (entries > InputLimits.MAX_WRITE_ENTRIES) {
-        throw new FleetSync.Refused("rules hold " + entries + " rules and entries of their lists; a version holds at "
-            + "most " + InputLimits.MAX_WRITE_ENTRIES);
+        throw new FleetSync.Refused("rules hold " + entries + " resources, rules and entries of their lists; a version"
+            + " holds at most " + InputLimits.MAX_WRITE_ENTRIES);
       }
       Map<String, Object> out = new LinkedHashMap<>();
       byResource.forEach((resource, value) -> out.put(String.valueOf(resource), value));
       return new Document(out);
     }
 
-    /** Counts the lists' entries and the objects' fields in {@code value}, at any depth (bounded by the parser's). */
-    static long entries(@Nullable Object value) {
+    /**
+     * Counts the resources of {@code rules}, and the entries of every list in it at any depth
+     * (bounded by the parser's): a resource costs its place in the rule sources even with no rule.
+     */
+    static long entries(Map<?, ?> rules) {
+      return rules.size() + listEntries(rules);
+    }
+
+    private static long listEntries(@Nullable Object value) {
       long count = 0;
       if (value instanceof List<?> list) {
         count += list.size();
         for (Object entry : list) {
-          count += entries(entry);
+          count += listEntries(entry);
         }
       } else if (value instanceof Map<?, ?> map) {
         for (Object field : map.values()) {
-          count += entries(field);
+          count += listEntries(field);
         }
       }
       return count;

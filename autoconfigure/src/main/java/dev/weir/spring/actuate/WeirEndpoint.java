@@ -78,6 +78,13 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *       audited); each refused one is logged at INFO.
  * </ul>
  *
+ * <p>With the rules store ({@code weir.rules-store.enabled}, {@link FleetRules}), a write is checked
+ * here as above and then published as a new version of the fleet's rules, which every instance
+ * applies (docs/fleet.md); over HTTP ({@link WeirEndpointWebExtension}) the answer names the
+ * version, {@code If-Match} makes it conditional (409), a store that does not answer gives 503,
+ * and {@code fleet}, {@code fleet/history} and {@code fleet/rollback/{version}} show and change the
+ * fleet's rules.
+ *
  * <p>The write operation is closed unless the operator opens it: the endpoint's default access is
  * read-only, so {@code POST} is not mapped (Spring MVC answers 405) until
  * {@code management.endpoint.weir.access=unrestricted}.

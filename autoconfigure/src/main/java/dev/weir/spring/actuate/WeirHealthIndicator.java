@@ -29,7 +29,10 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * With rule sources, {@code "ruleSources"} names each source ({@code application.yml},
  * {@code sentinel:flow-file}, {@code file:/path/rules.yml}, {@code endpoint}) with {@code ok} or
  * what is wrong with it now (its content refused, nothing changed; or its file deleted), until a
- * valid version arrives.
+ * valid version arrives. With the rules store, {@code "rulesStore"} has this instance's id, the
+ * version it applies, whether Redis answered its last read ({@code connected}) or since when it has
+ * not ({@code unreachableSince}), {@code "state": "store empty"} after a flush, and the error of a
+ * version refused here.
  */
 public final class WeirHealthIndicator implements HealthIndicator {
 

@@ -111,6 +111,7 @@ public final class FleetSync implements SmartLifecycle {
   private volatile long lastVersionSeen = -1;
   private volatile @Nullable String garbage;
   private long lastHeartbeat; // sync thread only
+  private boolean beatNow = true; // sync thread only
   private long lastSubscribe; // sync thread only
 
   /**
@@ -284,7 +285,8 @@ public final class FleetSync implements SmartLifecycle {
       }
     }
     long now = System.nanoTime();
-    if (reachable && now - lastHeartbeat >= HEARTBEAT.toNanos()) {
+    if (reachable && (beatNow || now - lastHeartbeat >= HEARTBEAT.toNanos())) {
+      beatNow = false;
       lastHeartbeat = now;
       try {
         store.heartbeat(id, host, applied, state());
@@ -305,7 +307,7 @@ public final class FleetSync implements SmartLifecycle {
       return refusal;
     }
     if (empty) {
-      return "store empty: keeps the rules of version " + applied;
+      return applied < 0 ? "store empty" : "store empty: keeps the rules of version " + applied;
     }
     String bad = garbage;
     return bad != null ? bad : "";
@@ -354,6 +356,7 @@ public final class FleetSync implements SmartLifecycle {
     appliedDocument = document;
     refused = -1;
     error = null;
+    beatNow = true; // announce the new version with this cycle's heartbeat, not up to a second later
     if (sources != null) {
       sources.storeProblem(null);
     }
@@ -364,6 +367,7 @@ public final class FleetSync implements SmartLifecycle {
 
   private void refuse(long version, @Nullable String reason) {
     refused = version;
+    beatNow = true; // announce the refusal with this cycle's heartbeat
     String problem = "version " + version + " refused, keeps version " + applied + ": " + reason;
     error = problem;
     if (sources != null) {

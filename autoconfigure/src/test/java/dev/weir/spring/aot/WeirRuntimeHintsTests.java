@@ -3,6 +3,7 @@ package dev.weir.spring.aot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weir.spi.ProcessorSlot;
+import dev.weir.spring.fleet.RulesStore;
 import dev.weir.spring.redis.RedisClusterClient;
 import java.io.IOException;
 import java.lang.reflect.Field;
@@ -71,6 +72,18 @@ class WeirRuntimeHintsTests {
     ClassPathResource read = new ClassPathResource("sliding-window.lua", RedisClusterClient.class);
     assertThat(read.exists()).isTrue();
     assertThat(read.getPath()).isEqualTo(WeirRuntimeHints.CLUSTER_SCRIPT);
+  }
+
+  @Test
+  void theRulesStoreScriptsMatchTheirPattern() {
+    RuntimeHints hints = new RuntimeHints();
+    new WeirRuntimeHints().registerHints(hints, getClass().getClassLoader());
+    for (String script : List.of("store-write.lua", "store-heartbeat.lua", "store-instances.lua", "store-history.lua")) {
+      ClassPathResource read = new ClassPathResource(script, RulesStore.class);
+      assertThat(read.exists()).as(script).isTrue();
+      assertThat(RuntimeHintsPredicates.resource().forResource(read.getPath()))
+          .as(read.getPath()).accepts(hints);
+    }
   }
 
   @Test

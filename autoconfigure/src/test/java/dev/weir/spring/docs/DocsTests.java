@@ -138,10 +138,24 @@ class DocsTests {
   @Test
   void theSamplesPageSendsEachSampleToItsOwnPort() throws IOException {
     String page = Files.readString(ROOT.resolve("docs/samples.md"));
+    int fleet = page.indexOf("## A fleet of two");
     int webflux = page.indexOf("## The WebFlux sample");
-    assertThat(webflux).isPositive();
-    assertThat(ports(page.substring(0, webflux))).isNotEmpty()
+    assertThat(fleet).isPositive().isLessThan(webflux);
+    assertThat(ports(page.substring(0, fleet))).isNotEmpty()
         .containsOnly(port("sample-app/src/main/resources/application.yml"));
+    // The fleet's two shops: on the ports sample-app/fleet.sh starts them on, or those the section
+    // says it ran them on (PORTS="..." and REDIS_PORT=...), never the WebFlux sample's.
+    String section = page.substring(fleet, webflux);
+    Set<Integer> fleetPorts = new HashSet<>(ports("localhost:8080 localhost:8082 localhost:6379"));
+    Matcher given = Pattern.compile("(?:PORTS=\"([\\d ]+)\")|(?:REDIS_PORT=(\\d+))").matcher(section);
+    while (given.find()) {
+      for (String number : (given.group(1) != null ? given.group(1) : given.group(2)).trim().split(" +")) {
+        fleetPorts.add(Integer.parseInt(number));
+      }
+    }
+    assertThat(Files.readString(ROOT.resolve("sample-app/fleet.sh"))).contains("${PORTS:-8080 8082}");
+    assertThat(ports(section)).isNotEmpty().isSubsetOf(fleetPorts)
+        .doesNotContain(port("sample-webflux/src/main/resources/application.yml"));
     assertThat(ports(page.substring(webflux))).isNotEmpty()
         .containsOnly(port("sample-webflux/src/main/resources/application.yml"));
   }

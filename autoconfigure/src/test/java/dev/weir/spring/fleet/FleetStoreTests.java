@@ -22,6 +22,9 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -31,6 +34,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * health. Each test writes resources of its own; versions are shared, so tests compare them
  * relatively.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class FleetStoreTests {
 
   private static RedisServer redis;
@@ -146,6 +150,18 @@ class FleetStoreTests {
     }
   }
 
+  /** Each version written is recorded with source {@code store}, its author, its version and what changed. */
+  @Test
+  void aWriteIsRecordedWithItsAuthorVersionAndChange(CapturedOutput output) {
+    long version = writeFlow(flux, "audited", 21);
+    Fleet.await("the write is logged", () -> output.getAll().contains("version " + version + ": audited: flow"));
+    assertThat(output.getAll()).containsPattern("Rules of 'audited' replaced \\(source: store, principal: anonymous,"
+        + " kinds: flow\\): version " + version + ": audited: flow - -> \\[\\{count=21");
+    // and each instance records what changed in force when it applies the version
+    fleet.awaitAll(version);
+    assertThat(output.getAll()).contains("source: store v" + version);
+  }
+
   @Test
   void anInvalidWriteIs400AndPublishesNothing() {
     long before = writeFlow(mvc, "invalid", 3);
@@ -205,7 +221,8 @@ class FleetStoreTests {
     Fleet.await("every heartbeat names the version", () -> {
       List<Map<String, Object>> instances = (List<Map<String, Object>>) json(get(mvc2, "/actuator/weir/fleet"))
           .get("instances");
-      return instances.size() == 3 && instances.stream().allMatch(i -> ((Number) i.get("version")).longValue() >= version);
+      return instances.size() == 3 && instances.stream()
+          .allMatch(i -> i.get("version") instanceof Number applied && applied.longValue() >= version);
     });
     mvc.getBean(FleetTestApplication.FixedTraffic.class).sums = Map.of(API, Map.of("passQps", 12, "blockQps", 3));
     Map<String, Object> view = json(get(mvc, "/actuator/weir/fleet"));
