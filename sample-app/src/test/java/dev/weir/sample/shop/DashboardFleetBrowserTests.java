@@ -133,7 +133,8 @@ class DashboardFleetBrowserTests {
     click(browser, "#tab-instance");
     click(browser, "#rows button[data-name='searchProducts']");
     await(browser, 5, "the rule editor", x -> x.findElement(By.id("rules-yaml")).isDisplayed());
-    DashboardBrowserTests.type(browser.findElement(By.id("rules-yaml")), "flow:\n  - count: 5\n    cluster-mode: true\n");
+    DashboardBrowserTests.type(browser.findElement(By.id("rules-yaml")),
+        "flow:\n  - count: 5\n    cluster-mode: true\n");
     click(browser, "#rules-apply");
     long fourth = third + 1;
     await(browser, 10, "the editor's answer naming the fleet's version", x -> x.findElement(By.id("rules-result"))
