@@ -66,6 +66,9 @@ final class WeirRuntimeHints implements RuntimeHintsRegistrar {
   /** The scripts of the rules store ({@code weir.rules-store}), next to {@code RulesStore}. */
   static final String STORE_SCRIPTS = "dev/weir/spring/fleet/store-*.lua";
 
+  /** The scripts of the fleet's traffic ({@code weir.rules-store}), next to {@code FleetTrafficRedis}. */
+  static final String FLEET_TRAFFIC_SCRIPTS = "dev/weir/spring/fleet/traffic-*.lua";
+
   /** Looked up by name to tell whether spring-tx is present. */
   static final String TRANSACTION_STATE = "org.springframework.transaction.support.TransactionSynchronizationManager";
 
@@ -81,6 +84,7 @@ final class WeirRuntimeHints implements RuntimeHintsRegistrar {
     hints.resources().registerPattern(LEASE_SCRIPTS);
     hints.resources().registerPattern(REDIS_SCRIPTS);
     hints.resources().registerPattern(STORE_SCRIPTS);
+    hints.resources().registerPattern(FLEET_TRAFFIC_SCRIPTS);
     reflection.registerTypeIfPresent(classLoader, TRANSACTION_STATE, type -> { });
   }
 

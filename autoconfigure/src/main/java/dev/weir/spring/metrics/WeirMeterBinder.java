@@ -5,6 +5,8 @@ import dev.weir.ClusterStatus;
 import dev.weir.ResourceStatistics;
 import dev.weir.Weir;
 import dev.weir.cluster.FallbackReason;
+import dev.weir.rule.FlowGrade;
+import dev.weir.rule.FlowRule;
 import dev.weir.rule.RuleKind;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
@@ -50,12 +52,20 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@value #ADAPTIVE_LIMIT}</td><td>gauge</td><td></td>
  *       <td>{@link ResourceStatistics#adaptiveLimit()}: the current limit of the resource's
  *       {@code adaptive} flow rule (the lowest of several); NaN while it has none</td></tr>
+ *   <tr><td>{@value #ADAPTIVE_MIN_LIMIT}</td><td>gauge</td><td></td>
+ *       <td>the {@code min-limit} of the resource's {@code adaptive} flow rule (the lowest of
+ *       several); NaN while it has none</td></tr>
  * </table>
  *
  * <p>The adaptive limit's gauge is registered with the resource's other meters, whatever its rules
  * then: a resource gets its rules after the engine announced it, and rules change at runtime, so a
  * gauge registered only for resources that had an adaptive rule when announced would miss those.
- * Micrometer's "no value", NaN, stands for "no adaptive rule now"; most registries skip it.
+ * Micrometer's "no value", NaN, stands for "no adaptive rule now"; most registries skip it. The
+ * same holds for its floor, {@value #ADAPTIVE_MIN_LIMIT}, read from the rules in force when the
+ * registry asks: an alert "the limit is pinned at its minimum" compares the two. With several
+ * adaptive rules both are the lowest, so "limit at most min" means that the rule with the lowest
+ * limit is at its own floor (its limit is the lowest floor, and no rule goes below its own), never
+ * a false alarm; a rule pinned at a higher floor while another rule's limit is lower goes unseen.
  *
  * <p>When the engine runs cluster mode ({@link Weir#cluster()}), these engine-wide meters (no
  * {@code resource} tag) describe its store:
@@ -111,6 +121,9 @@ public final class WeirMeterBinder implements MeterBinder {
 
   /** Name of the gauge of the current limit of a resource's adaptive rule. */
   public static final String ADAPTIVE_LIMIT = "weir.limit.adaptive";
+
+  /** Name of the gauge of the least limit of a resource's adaptive rule ({@code min-limit}). */
+  public static final String ADAPTIVE_MIN_LIMIT = "weir.limit.adaptive.min";
 
   /** Name of the counter of cluster-mode decisions by outcome. */
   public static final String CLUSTER_DECISIONS = "weir.cluster.decisions";
@@ -219,6 +232,20 @@ public final class WeirMeterBinder implements MeterBinder {
         .description("Current limit of the adaptive flow rule of a Weir resource: how many calls of the highest"
             + " criticality present may be inside at once (NaN without an adaptive rule)")
         .tags(resourceTags).register(registry);
+    Gauge.builder(ADAPTIVE_MIN_LIMIT, statistics, this::adaptiveMinLimit)
+        .description("Least limit (min-limit) of the adaptive flow rule of a Weir resource, the lowest of several"
+            + " (NaN without an adaptive rule)")
+        .tags(resourceTags).register(registry);
+  }
+
+  private double adaptiveMinLimit(ResourceStatistics statistics) {
+    int min = Integer.MAX_VALUE;
+    for (FlowRule rule : weir.rules().rules(statistics.resource()).flow()) {
+      if (rule.grade() == FlowGrade.ADAPTIVE) {
+        min = Math.min(min, rule.minLimit());
+      }
+    }
+    return min == Integer.MAX_VALUE ? Double.NaN : min;
   }
 
   private static double adaptiveLimit(ResourceStatistics statistics) {

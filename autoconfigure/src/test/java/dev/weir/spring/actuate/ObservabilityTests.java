@@ -478,7 +478,8 @@ class ObservabilityTests {
     assertThat(limit).as("the engine's limit: the lowest adaptive rule's").isEqualTo(7);
     assertThat(measure("weir.limit.adaptive", "VALUE", "resource:obs.adaptive")).isEqualTo(limit);
     assertThat(get("/actuator/prometheus").body())
-        .contains("weir_limit_adaptive{app=\"obs-test\",resource=\"obs.adaptive\"} 7.0\n");
+        .contains("weir_limit_adaptive{app=\"obs-test\",resource=\"obs.adaptive\"} 7.0\n")
+        .contains("weir_limit_adaptive_min{app=\"obs-test\",resource=\"obs.adaptive\"} 7.0\n");
     Map<String, Object> resource = json(get("/actuator/weir/obs.adaptive"));
     assertThat(resource).containsEntry("adaptiveLimit", 7);
     assertThat(map(map(json(get("/actuator/weir")).get("resources")).get("obs.adaptive")))
@@ -500,9 +501,15 @@ class ObservabilityTests {
     assertThat(list(json(get("/actuator/metrics/weir.limit.adaptive?tag=resource:obs.adaptive")).get("measurements")))
         .singleElement().satisfies(measurement -> assertThat(String.valueOf(map(measurement).get("value")))
             .isEqualTo("NaN"));
+    assertThat(list(json(get("/actuator/metrics/weir.limit.adaptive.min?tag=resource:obs.adaptive")).get("measurements")))
+        .singleElement().satisfies(measurement -> assertThat(String.valueOf(map(measurement).get("value")))
+            .isEqualTo("NaN"));
     assertThat(json(get("/actuator/weir/obs.adaptive"))).doesNotContainKey("adaptiveLimit")
         .containsKey("activeCalls");
     weir.rules().update("obs.adaptive", current -> current.withFlow(List.of(FlowRule.adaptive("obs.adaptive", 3, 3, 3))));
     assertThat(measure("weir.limit.adaptive", "VALUE", "resource:obs.adaptive")).isEqualTo(3.0);
+    // the floor beside the limit: an alert compares them ("pinned at its minimum")
+    weir.rules().update("obs.adaptive", current -> current.withFlow(List.of(FlowRule.adaptive("obs.adaptive", 2, 4, 3))));
+    assertThat(measure("weir.limit.adaptive.min", "VALUE", "resource:obs.adaptive")).isEqualTo(2.0);
   }
 }

@@ -9,6 +9,7 @@ import static dev.weir.spring.fleet.Fleet.sync;
 import static dev.weir.spring.fleet.Fleet.writeFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.weir.Weir;
 import dev.weir.spring.test.RedisServer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -91,6 +92,32 @@ class FleetRedisClusterTests {
     long slot = (Long) nodes.get(0).call("CLUSTER", "KEYSLOT", "rules");
     for (String key : List.of("fleet:{rules}:version", "fleet:{rules}:history", "fleet:{rules}:v:1",
         "fleet:{rules}:instances", "fleet:{rules}:i:" + sync(one).id())) {
+      assertThat((Long) nodes.get(0).call("CLUSTER", "KEYSLOT", key)).as(key).isEqualTo(slot);
+    }
+  }
+
+  @Test
+  void theFleetsTrafficIsPublishedAndSummedOnOneSlot() {
+    Map<String, String> cluster = Map.of("spring.data.redis.cluster.nodes", nodes.stream()
+        .map(node -> "127.0.0.1:" + node.port()).collect(Collectors.joining(",")));
+    ConfigurableApplicationContext one = fleet.start(nodes.get(0).port(), false, cluster);
+    ConfigurableApplicationContext other = fleet.start(nodes.get(0).port(), true, cluster);
+    for (int i = 0; i < 2; i++) {
+      one.getBean(Weir.class).entry("traffic.clustered").close();
+    }
+    for (int i = 0; i < 3; i++) {
+      other.getBean(Weir.class).entry("traffic.clustered").close();
+    }
+    FleetTrafficRedis traffic = one.getBean(FleetTrafficRedis.class);
+    await("both instances' calls in the sum", () -> {
+      FleetTrafficRedis.Reading summed = traffic.read().resources().get("traffic.clustered");
+      return summed != null && summed.totalPassed() == 5 && summed.totalSucceeded() == 5;
+    });
+    assertThat(traffic.read().instances()).isEqualTo(2);
+    long slot = (Long) nodes.get(0).call("CLUSTER", "KEYSLOT", "traffic");
+    for (String key : List.of(traffic.instancesKey(),
+        traffic.instanceKey(one.getBean(FleetTrafficPublisher.class).id()),
+        traffic.instanceKey(other.getBean(FleetTrafficPublisher.class).id()))) {
       assertThat((Long) nodes.get(0).call("CLUSTER", "KEYSLOT", key)).as(key).isEqualTo(slot);
     }
   }
