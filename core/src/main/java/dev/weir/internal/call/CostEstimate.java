@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 /**
  * A running high percentile of the costs calls settled at ({@code Entry.settle}): what the next
  * call's estimate should be. Fixed memory: a histogram of {@value #BUCKETS} logarithmic buckets, four
- * per power of two (so a bucket's upper edge is at most about 19 % above any cost in it), counted with
+ * per power of two (so a bucket's upper edge is at most a quarter above any cost in it), counted with
  * one atomic add per settle and no lock.
  *
  * <p>It follows change: when the counts reach {@value #HALF_LIFE} in all, every bucket is halved,
