@@ -47,6 +47,12 @@ class SettleRealClockTest {
 
   /** The run; returns the total actual cost of the admitted calls (all settled by the end). */
   private long run(FlowLimiter limiter, LongSupplier measure, Bound bound) throws Exception {
+    return run(limiter, measure, bound, cost -> cost);
+  }
+
+  /** As above, each drawn cost passed through {@code costs} first. */
+  private long run(FlowLimiter limiter, LongSupplier measure, Bound bound, java.util.function.LongUnaryOperator costs)
+      throws Exception {
     AtomicLong largestExcess = new AtomicLong();
     AtomicLong settledCost = new AtomicLong();
     AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -58,22 +64,22 @@ class SettleRealClockTest {
         try {
           start.await();
           long[] tokens = new long[4];
-          long[] costs = new long[4];
+          long[] drawn = new long[4];
           int held = 0;
           for (int i = 0; i < CALLS; i++) {
-            long token = limiter.tryAcquire(ESTIMATE, clock.read());
+            long token = limiter.tryAcquireWithoutWaiting(ESTIMATE, clock.read()); // a queue's call does not sleep
             if (token >= 0) {
               tokens[held] = token;
-              costs[held] = SettleDrivenTest.pareto(random) % 10_001;
+              drawn[held] = costs.applyAsLong(SettleDrivenTest.pareto(random) % 10_001);
               held++;
             }
             bound.check(measure.getAsLong(), largestExcess.get());
             if (held == tokens.length || i == CALLS - 1) {
               for (int h = 0; h < held; h++) {
-                long excess = costs[h] - ESTIMATE;
+                long excess = drawn[h] - ESTIMATE;
                 largestExcess.accumulateAndGet(excess, Math::max); // before the settle: the bound allows it
                 limiter.settle(excess, tokens[h], clock.read());
-                settledCost.addAndGet(costs[h]);
+                settledCost.addAndGet(drawn[h]);
                 bound.check(measure.getAsLong(), largestExcess.get());
               }
               held = 0;
@@ -107,6 +113,21 @@ class SettleRealClockTest {
     long counted = window.inWindow() - window.unspentCredits() - window.strandedCredits();
     assertThat(counted + window.owed()).as("every settled permit counted or owed").isEqualTo(settled);
     assertThat(mostOwed.get()).as("debts were deferred under contention, and paid or still owed").isPositive();
+  }
+
+  /**
+   * A queue of one permit a second, so that its schedule runs ahead of the real clock all along,
+   * every call settling at or above its estimate: every permit taken and every excess is a stretch
+   * laid end to end on the schedule, whatever the races, so the schedule ends exactly where their sum
+   * says, none lost, none laid over another.
+   */
+  @Test
+  void aQueueLaysEveryCallAndEveryDebtEndToEnd() throws Exception {
+    PacingLimiter queue = new PacingLimiter(SECOND, 1, Long.MAX_VALUE / 8, clock, clock.read());
+    long settled = run(queue, () -> 0, (measured, excess) -> { }, cost -> Math.max(cost, ESTIMATE));
+    // The schedule starts at the first call's reading, a moment after the limiter was made; a stretch
+    // lost or laid twice would move it by a second at least.
+    assertThat(queue.scheduled() - settled * SECOND).isNotNegative().isLessThan(SECOND);
   }
 
   @Test
