@@ -130,6 +130,18 @@ class SettleRealClockTest {
     assertThat(queue.scheduled() - settled * SECOND).isNotNegative().isLessThan(SECOND);
   }
 
+  /**
+   * As the queue above, for a warm-up rule whose store holds a thousandth of a permit (a warm-up
+   * period of 1 ms at one permit a second): its calls cost the stable spacing to within 3 ms each in
+   * all, so a stretch lost or laid twice would still move the schedule by most of a second.
+   */
+  @Test
+  void aWarmUpScheduleLaysEveryCallAndEveryDebtEndToEnd() throws Exception {
+    WarmUpLimiter warmUp = new WarmUpLimiter(SECOND, 1, 1_000_000, 3, Long.MAX_VALUE / 8, clock, clock.read());
+    long settled = run(warmUp, () -> 0, (measured, excess) -> { }, cost -> Math.max(cost, ESTIMATE));
+    assertThat(Math.abs(warmUp.scheduled() - settled * SECOND)).isLessThan(SECOND / 2);
+  }
+
   @Test
   void aShortSlidingWindowHoldsItsBound() throws Exception {
     long count = 5_000;
