@@ -57,8 +57,9 @@ public abstract class Entry implements AutoCloseable {
    * charges what was used beyond the estimate as a debt that the same rule (and, for a hot-parameter
    * rule, the same key) takes before it admits again. Rules that do not count permits (concurrency
    * and adaptive limits, circuit breakers) are untouched; a rule in shadow mode is settled as it
-   * counted. A rule whose {@code count} changed since the call was admitted is settled in its
-   * current state.
+   * counted. A flow rule whose {@code count} changed since the call was admitted is settled in its
+   * current state; a hot-parameter rule whose {@code count} changed starts afresh, and the settle
+   * goes to the state the call was admitted in.
    *
    * <p>The bound: over any window of a rule, the cost it takes (estimates at admission, debts as it
    * takes them, less what was given back) is at most its {@code count} plus the largest excess of

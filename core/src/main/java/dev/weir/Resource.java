@@ -120,7 +120,7 @@ public final class Resource {
   /**
    * An estimate of the cost of this resource's next call, learnt from the costs its calls settled
    * at ({@link Entry#settle}): a running 95th percentile of the recent settled costs, rounded up
-   * (by at most a fifth), in fixed memory per resource; {@code fallback} until a call has settled.
+   * (by at most a quarter), in fixed memory per resource; {@code fallback} until a call has settled.
    * Pass it as the permits of the next entry, so that most calls settle with a refund and few with a
    * debt. It follows a change in costs within a few thousand settles.
    */

@@ -74,8 +74,8 @@ class AllocationTest {
 
   /**
    * A settled call ({@link Entry#settle}): a window rule and a keyed token bucket each given back
-   * what the call did not use, or charged its excess, and the resource's cost estimate fed. The
-   * estimate's histogram is made at the first settle, in the warm-up.
+   * what the call did not use, or charged its excess, and the resource's cost estimate read and fed.
+   * The estimate's histogram is made at the first settle, in the warm-up.
    */
   @Test
   void entrySettleAndCloseAllocateNothing() {
@@ -83,8 +83,9 @@ class AllocationTest {
         .withParamFlow(List.of(ParamFlowRule.builder("r").count(1e9).build())));
     Object[] args = {"api-key-7"};
     long[] calls = {0};
+    Resource resource = weir.resource("r");
     assertThat(allocatedBy(() -> {
-      Entry entry = weir.entry("r", EntryType.OUT, 10, args);
+      Entry entry = weir.entry("r", EntryType.OUT, (int) Math.min(10, resource.costEstimate(10)), args);
       entry.settle((calls[0]++ & 1) == 0 ? 4 : 17); // a refund, then a debt
       entry.close();
     })).isZero();

@@ -124,6 +124,20 @@ class SettleEngineTest {
     assertThat(shadow.statistics("r").totalShadowBlocked(RuleKind.FLOW)).isEqualTo(refused * 10);
   }
 
+  /** The documentation's example: a budget of 10,000 tokens a minute, answers of 3,000 tokens. */
+  @Test
+  void theDocumentedExampleSettlesEachAnswerAtItsTokens() {
+    Weir weir = engine(RuleSet.of(FlowRule.builder("llm").count(10_000).interval(Duration.ofSeconds(60)).build()));
+    TokenCalls calls = new TokenCalls(weir, prompt -> new TokenCalls.Answer("ok", 3_000));
+    calls.ask("first"); // took 1000, settled at 3000
+    calls.ask("second"); // took the estimate learnt: 3000's bucket, 3071
+    calls.ask("third");
+    assertThat(weir.resource("llm").costEstimate(1_000)).isEqualTo(3_071);
+    // 9000 used of 10000: a fourth answer, estimated at 3071, does not fit
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> calls.ask("fourth")))
+        .isInstanceOf(FlowException.class);
+  }
+
   @Test
   void theCostEstimateIsARunningHighPercentileOfSettledCosts() {
     Weir weir = engine(RuleSet.empty());

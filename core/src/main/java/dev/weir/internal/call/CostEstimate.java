@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 /**
  * A running high percentile of the costs calls settled at ({@code Entry.settle}): what the next
  * call's estimate should be. Fixed memory: a histogram of {@value #BUCKETS} logarithmic buckets, four
- * per power of two (so a bucket's upper edge is at most about 19 % above any cost in it), counted with
+ * per power of two (so a bucket's upper edge is at most a quarter above any cost in it), counted with
  * one atomic add per settle and no lock.
  *
  * <p>It follows change: when the counts reach {@value #HALF_LIFE} in all, every bucket is halved,
@@ -50,24 +50,30 @@ final class CostEstimate {
    * upper edge, or {@code fallback} when nothing was recorded.
    */
   long estimate(double quantile, long fallback) {
-    long[] snapshot = new long[BUCKETS];
+    // Two passes over the live counts, no copy (it allocates nothing: callers read it per call).
+    // Adds and halvings racing with it move the answer by a bucket at most, never past the
+    // last bucket that holds a cost.
     long sum = 0;
     for (int i = 0; i < BUCKETS; i++) {
-      snapshot[i] = counts.get(i);
-      sum += snapshot[i];
+      sum += counts.get(i);
     }
     if (sum == 0) {
       return fallback;
     }
     long rank = (long) Math.ceil(quantile * sum);
     long seen = 0;
+    int last = 0;
     for (int i = 0; i < BUCKETS; i++) {
-      seen += snapshot[i];
-      if (seen >= rank && snapshot[i] > 0) {
-        return upperEdge(i);
+      long count = counts.get(i);
+      if (count > 0) {
+        last = i;
+        seen += count;
+        if (seen >= rank) {
+          return upperEdge(i);
+        }
       }
     }
-    return upperEdge(BUCKETS - 1);
+    return upperEdge(last);
   }
 
   /** The bucket of {@code cost}: 0 for 0, else four per power of two. */

@@ -90,6 +90,11 @@ public final class PacingLimiter extends FlowLimiter {
     }
   }
 
+  /** Where the schedule's next free slot is, from the reading the limiter was made at; for tests. */
+  long scheduled() {
+    return nextFree.get() - origin;
+  }
+
   /** See the class comment, "Settling". */
   @Override
   public void settle(long delta, long token, long now) {

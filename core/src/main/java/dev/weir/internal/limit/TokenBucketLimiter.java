@@ -180,18 +180,16 @@ public final class TokenBucketLimiter extends FlowLimiter {
       }
       return;
     }
-    synchronized (debt) {
-      while (true) {
-        long current = tat.get();
-        long base = current - now < 0 ? now : current;
-        if (debt.owed() > 0 || base - now >= horizonNanos) {
-          debt.add(delta); // empty, or owing already: taken as the bucket refills
-          break;
-        }
-        // base - now < horizon <= MAX_NANOS, and the excess at most MAX_NANOS: no overflow
-        if (tat.compareAndSet(current, base + capped(delta * emissionNanos))) {
-          break;
-        }
+    while (true) { // no lock: the CAS on tat makes "not empty, then move on by the excess" one step
+      long current = tat.get();
+      long base = current - now < 0 ? now : current;
+      if (debt.owed() > 0 || base - now >= horizonNanos) {
+        debt.add(delta); // empty, or owing already: taken as the bucket refills
+        break;
+      }
+      // base - now < horizon <= MAX_NANOS, and the excess at most MAX_NANOS: no overflow
+      if (tat.compareAndSet(current, base + capped(delta * emissionNanos))) {
+        break;
       }
     }
     FlowLimiter latest = latest();

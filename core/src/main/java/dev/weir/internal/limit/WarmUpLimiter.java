@@ -150,6 +150,11 @@ public final class WarmUpLimiter extends FlowLimiter {
     return cost + take * stableNanos;
   }
 
+  /** Where the schedule's next free slot is, from the reading the limiter was made at; for tests. */
+  synchronized long scheduled() {
+    return nextFree - origin;
+  }
+
   /** Returns the permits stored now; for tests and diagnostics. */
   synchronized double storedPermits() {
     return storedPermits;

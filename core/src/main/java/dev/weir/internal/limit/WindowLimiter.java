@@ -72,9 +72,9 @@ import org.jspecify.annotations.Nullable;
  * <h2>Settling ({@code Entry.settle})</h2>
  * A call that settles below its estimate gives the difference back to the bucket it was counted in
  * (while that bucket is in the window; after, it no longer counts anyway), after first lowering a
- * debt owed. One that settles above it owes the excess: under the debt's lock, the excess is counted
- * into the newest bucket in full when the window holds less than {@code count} and nothing is owed
- * yet, else it is added to the {@link Debt}. While a debt is owed, an admission first takes as much
+ * debt owed. One that settles above it owes the excess: it is counted into the newest bucket in full
+ * (one CAS on its slot) when the window holds less than {@code count} and nothing is owed yet, else
+ * it is added to the {@link Debt}. While a debt is owed, an admission first takes as much
  * of it as the window has room for (never above {@code count}), and is refused while some is left.
  * So every count into a window's newest bucket starts below {@code count} (a debt taken in full) or
  * ends at most at {@code count} (an admission, a piece of debt): a window of the rule's buckets
@@ -485,33 +485,34 @@ public final class WindowLimiter extends FlowLimiter {
       }
       return;
     }
+    // No lock: the CAS on the newest slot makes "below count, then add the excess" one step (the
+    // other buckets only go down meanwhile, by refunds). A debt added by another settle between the
+    // read of the debt and the CAS changes only which excess is counted first, not the bound.
     Debt debt = buckets.debt;
-    synchronized (debt) { // lock order: the debt's, then the buckets' (advance); never the reverse
-      long nowIndex = Math.floorDiv(now, buckets.bucketNanos);
-      while (true) {
-        Head h = buckets.head;
-        if (nowIndex > h.index) {
-          advance(nowIndex);
-          continue;
+    long nowIndex = Math.floorDiv(now, buckets.bucketNanos);
+    while (true) {
+      Head h = buckets.head;
+      if (nowIndex > h.index) {
+        advance(nowIndex);
+        continue;
+      }
+      // A late reading is counted into the newest bucket: later, never earlier, than its own.
+      long current = buckets.slots.get(at(h.slot));
+      if ((current & SEALED) != 0 || bucket(current) != (int) h.index) {
+        awaitAdvance();
+        continue;
+      }
+      long count = current & COUNT_MASK;
+      if (debt.owed() > 0 || sumOthers(h) + count >= limit) {
+        debt.add(delta); // full, or owing already: taken as room comes
+        return;
+      }
+      long take = Math.min(delta, COUNT_MASK - count);
+      if (buckets.slots.compareAndSet(at(h.slot), current, current + take)) {
+        if (delta > take) {
+          debt.add(delta - take); // beyond what a slot holds: saturated, owed
         }
-        // A late reading is counted into the newest bucket: later, never earlier, than its own.
-        long current = buckets.slots.get(at(h.slot));
-        if ((current & SEALED) != 0 || bucket(current) != (int) h.index) {
-          awaitAdvance();
-          continue;
-        }
-        long count = current & COUNT_MASK;
-        if (debt.owed() > 0 || sumOthers(h) + count >= limit) {
-          debt.add(delta); // full, or owing already: taken as room comes
-          return;
-        }
-        long take = Math.min(delta, COUNT_MASK - count);
-        if (buckets.slots.compareAndSet(at(h.slot), current, current + take)) {
-          if (delta > take) {
-            debt.add(delta - take); // beyond what a slot holds: saturated, owed
-          }
-          return;
-        }
+        return;
       }
     }
   }

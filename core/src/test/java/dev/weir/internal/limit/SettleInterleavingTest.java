@@ -88,4 +88,36 @@ class SettleInterleavingTest {
       ticker.advanceNanos(SECOND);
     }
   }
+
+  /**
+   * A queue call settles late, with the reading it took before others reserved after it: its debt is
+   * laid after their slots, never over them, and its refund gives nothing back once a call was
+   * scheduled after it.
+   */
+  @Test
+  void aLateQueueSettleLaysItsDebtAfterTheSlotsTakenMeanwhile() {
+    PacingLimiter queue = new PacingLimiter(SECOND, 10, 100 * SECOND, clock, ticker.read());
+    long old = ticker.read();
+    long first = queue.tryAcquireWithoutWaiting(2, old); // [0, 200 ms)
+    long second = queue.tryAcquireWithoutWaiting(3, ticker.read()); // [200, 500 ms), another thread's
+    queue.settle(-2, first, old); // nothing back: the second call is scheduled after it
+    queue.settle(5, first, old); // laid at [500, 1000 ms)
+    assertThat(queue.scheduled()).isEqualTo(SECOND);
+    assertThat(second).isEqualTo(500_000_000L);
+  }
+
+  /** The same for a warm-up schedule, whose debt is laid at the stable spacing. */
+  @Test
+  void aLateWarmUpSettleLaysItsDebtAfterTheScheduleAsItIsNow() {
+    WarmUpLimiter warmUp = new WarmUpLimiter(SECOND, 10, SECOND, 3, 100 * SECOND, clock, ticker.read());
+    long old = ticker.read();
+    long first = warmUp.tryAcquireWithoutWaiting(1, old);
+    long second = warmUp.tryAcquireWithoutWaiting(1, ticker.read());
+    long before = warmUp.scheduled();
+    assertThat(second).isEqualTo(before);
+    warmUp.settle(-1, first, old); // the second was scheduled after it: nothing back
+    assertThat(warmUp.scheduled()).isEqualTo(before);
+    warmUp.settle(4, first, old);
+    assertThat(warmUp.scheduled()).isEqualTo(before + 400_000_000L);
+  }
 }

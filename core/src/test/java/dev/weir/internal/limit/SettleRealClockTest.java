@@ -47,7 +47,20 @@ class SettleRealClockTest {
 
   /** The run; returns the total actual cost of the admitted calls (all settled by the end). */
   private long run(FlowLimiter limiter, LongSupplier measure, Bound bound) throws Exception {
-    AtomicLong largestExcess = new AtomicLong();
+    return run(limiter, measure, bound, cost -> cost, new AtomicLong());
+  }
+
+  private long run(FlowLimiter limiter, LongSupplier measure, Bound bound, java.util.function.LongUnaryOperator costs)
+      throws Exception {
+    return run(limiter, measure, bound, costs, new AtomicLong());
+  }
+
+  /**
+   * As above, each drawn cost passed through {@code costs} first, the largest excess kept in
+   * {@code largestExcess} (across rounds on one limiter).
+   */
+  private long run(FlowLimiter limiter, LongSupplier measure, Bound bound, java.util.function.LongUnaryOperator costs,
+      AtomicLong largestExcess) throws Exception {
     AtomicLong settledCost = new AtomicLong();
     AtomicReference<Throwable> failure = new AtomicReference<>();
     CyclicBarrier start = new CyclicBarrier(THREADS);
@@ -58,22 +71,22 @@ class SettleRealClockTest {
         try {
           start.await();
           long[] tokens = new long[4];
-          long[] costs = new long[4];
+          long[] drawn = new long[4];
           int held = 0;
           for (int i = 0; i < CALLS; i++) {
-            long token = limiter.tryAcquire(ESTIMATE, clock.read());
+            long token = limiter.tryAcquireWithoutWaiting(ESTIMATE, clock.read()); // a queue's call does not sleep
             if (token >= 0) {
               tokens[held] = token;
-              costs[held] = SettleDrivenTest.pareto(random) % 10_001;
+              drawn[held] = costs.applyAsLong(SettleDrivenTest.pareto(random) % 10_001);
               held++;
             }
             bound.check(measure.getAsLong(), largestExcess.get());
             if (held == tokens.length || i == CALLS - 1) {
               for (int h = 0; h < held; h++) {
-                long excess = costs[h] - ESTIMATE;
+                long excess = drawn[h] - ESTIMATE;
                 largestExcess.accumulateAndGet(excess, Math::max); // before the settle: the bound allows it
                 limiter.settle(excess, tokens[h], clock.read());
-                settledCost.addAndGet(costs[h]);
+                settledCost.addAndGet(drawn[h]);
                 bound.check(measure.getAsLong(), largestExcess.get());
               }
               held = 0;
@@ -100,13 +113,47 @@ class SettleRealClockTest {
     long count = 20_000;
     WindowLimiter window = new WindowLimiter(3_600 * SECOND, count, clock, clock.read()); // spans the run
     AtomicLong mostOwed = new AtomicLong();
-    long settled = run(window, () -> {
-      mostOwed.accumulateAndGet(window.owed(), Math::max);
-      return window.inWindow();
-    }, (inWindow, excess) -> assertThat(inWindow).isLessThanOrEqualTo(count + Math.max(0, excess)));
+    long settled = 0;
+    AtomicLong largestExcess = new AtomicLong();
+    // Rounds until a debt was owed at least once (whether one settles while the window is over its
+    // count depends on how the threads interleave), at most 50: counted in rounds, not in time.
+    for (int round = 0; round < 50 && mostOwed.get() == 0; round++) {
+      settled += run(window, () -> {
+        mostOwed.accumulateAndGet(window.owed(), Math::max);
+        return window.inWindow();
+      }, (inWindow, excess) -> assertThat(inWindow).isLessThanOrEqualTo(count + Math.max(0, excess)),
+          cost -> cost, largestExcess);
+    }
     long counted = window.inWindow() - window.unspentCredits() - window.strandedCredits();
     assertThat(counted + window.owed()).as("every settled permit counted or owed").isEqualTo(settled);
     assertThat(mostOwed.get()).as("debts were deferred under contention, and paid or still owed").isPositive();
+  }
+
+  /**
+   * A queue of one permit a second, so that its schedule runs ahead of the real clock all along,
+   * every call settling at or above its estimate: every permit taken and every excess is a stretch
+   * laid end to end on the schedule, whatever the races, so the schedule ends exactly where their sum
+   * says, none lost, none laid over another.
+   */
+  @Test
+  void aQueueLaysEveryCallAndEveryDebtEndToEnd() throws Exception {
+    PacingLimiter queue = new PacingLimiter(SECOND, 1, Long.MAX_VALUE / 8, clock, clock.read());
+    long settled = run(queue, () -> 0, (measured, excess) -> { }, cost -> Math.max(cost, ESTIMATE));
+    // The schedule starts at the first call's reading, a moment after the limiter was made; a stretch
+    // lost or laid twice would move it by a second at least.
+    assertThat(queue.scheduled() - settled * SECOND).isNotNegative().isLessThan(SECOND);
+  }
+
+  /**
+   * As the queue above, for a warm-up rule whose store holds a thousandth of a permit (a warm-up
+   * period of 1 ms at one permit a second): its calls cost the stable spacing to within 3 ms each in
+   * all, so a stretch lost or laid twice would still move the schedule by most of a second.
+   */
+  @Test
+  void aWarmUpScheduleLaysEveryCallAndEveryDebtEndToEnd() throws Exception {
+    WarmUpLimiter warmUp = new WarmUpLimiter(SECOND, 1, 1_000_000, 3, Long.MAX_VALUE / 8, clock, clock.read());
+    long settled = run(warmUp, () -> 0, (measured, excess) -> { }, cost -> Math.max(cost, ESTIMATE));
+    assertThat(Math.abs(warmUp.scheduled() - settled * SECOND)).isLessThan(SECOND / 2);
   }
 
   @Test
