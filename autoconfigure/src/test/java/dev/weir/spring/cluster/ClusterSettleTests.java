@@ -180,7 +180,7 @@ class ClusterSettleTests {
     SplittableRandom random = new SplittableRandom(39);
     List<Admission> admitted = new ArrayList<>();
     int refused = 0;
-    int estimate = 500;
+    int estimate = 50;
     long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
     for (int i = 0; admitted.size() < 200 && System.nanoTime() - deadline < 0; i++) {
       Weir weir = i % 2 == 0 ? a : b;
@@ -221,7 +221,7 @@ class ClusterSettleTests {
     AtomicBoolean stop = new AtomicBoolean();
     List<Throwable> unexpected = Collections.synchronizedList(new ArrayList<>());
     List<Thread> threads = new ArrayList<>();
-    int estimate = 300;
+    int estimate = 30;
     for (int t = 0; t < 8; t++) {
       Weir weir = weirs[t % 2];
       SplittableRandom random = new SplittableRandom(t);

@@ -190,6 +190,25 @@ class ClusterSharingTests extends WithSharedRedisServer {
         .allSatisfy(counter -> assertThat(counter.count()).isZero());
   }
 
+  /** A settle of a call Redis admitted, in a real context: one settlement, counted by outcome. */
+  @Test
+  void metersCountSettlementsByOutcome() {
+    ConfigurableApplicationContext context = instance("10", "10s");
+    dev.weir.Weir weir = context.getBean(dev.weir.Weir.class);
+    try (dev.weir.Entry entry = weir.entry("shared", dev.weir.EntryType.OUT, 2)) {
+      entry.settle(7);
+    }
+    MeterRegistry meters = context.getBean(MeterRegistry.class);
+    ClusterFaults.await("the settlement answered",
+        () -> meters.get("weir.cluster.settlements").tag("outcome", "settled").functionCounter().count() == 1);
+    assertThat(meters.get("weir.cluster.settlements").tag("outcome", "unsettled").functionCounter().count()).isZero();
+    ClusterSharingApplication.Quotes quotes = quotes(context);
+    for (int i = 0; i < 3; i++) {
+      quotes.quote(); // 2 + a debt of 5 + 3 fill the 10
+    }
+    assertThat(catchThrowableOfType(FlowException.class, quotes::quote)).isNotNull();
+  }
+
   private ConfigurableApplicationContext instance(String count, String interval) {
     return instance(ClusterSharingApplication.class, prefix, Map.of(
         "weir.cluster.timeout", "2s",

@@ -213,9 +213,4 @@ public final class ClusterFlowLimiter extends FlowLimiter {
       }
     }
   }
-
-  /** Debts of settled calls the store has not taken yet; for tests. */
-  long unsentDebt() {
-    return unsent.get();
-  }
 }

@@ -37,9 +37,4 @@ public final class GroupSettlement extends FlowLimiter {
       guard.settle(counter, token, delta, now, unsent);
     }
   }
-
-  /** Debts the store has not taken yet; for tests. */
-  long unsentDebt() {
-    return unsent.get();
-  }
 }
