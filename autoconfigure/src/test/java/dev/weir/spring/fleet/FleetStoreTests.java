@@ -88,6 +88,10 @@ class FleetStoreTests {
         assertThat(flowCount(instance, "latency")).isEqualTo(1000 + i);
       }
     }
+    for (ConfigurableApplicationContext instance : fleet.instances) {
+      assertThat(sync(instance).messages()).as("messages on the channel: pub/sub delivers, the poll confirms")
+          .isPositive();
+    }
     Collections.sort(nanos);
     long p50 = nanos.get(49) / 1_000_000;
     long p99 = nanos.get(98) / 1_000_000;
