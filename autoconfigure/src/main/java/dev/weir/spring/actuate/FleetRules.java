@@ -504,10 +504,15 @@ public final class FleetRules implements FleetSync.Applier {
     return new Outcome(200, body);
   }
 
-  /** The history, newest first: {@code version}, {@code updatedAt}, {@code updatedBy}, {@code change}. */
+  /**
+   * The history, newest first: {@code version}, {@code updatedAt}, {@code updatedBy}, {@code change};
+   * with the current {@code version} beside it (null when the store is empty), as every fleet answer.
+   */
   Outcome history() {
     List<RulesStore.Kept> kept;
+    long current;
     try {
+      current = store.version();
       kept = store.history();
     } catch (RulesStore.Unreachable | RulesStore.Garbage e) {
       return readFailed(e);
@@ -523,6 +528,7 @@ public final class FleetRules implements FleetSync.Applier {
       out.add(json);
     }
     Map<String, Object> body = new LinkedHashMap<>();
+    body.put("version", current == 0 ? null : current);
     body.put("history", out);
     return new Outcome(200, body);
   }

@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.UUID;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -94,6 +95,7 @@ public final class FleetSync implements SmartLifecycle {
   private final String id;
   private final String host;
   private final Semaphore wake = new Semaphore(0);
+  private final AtomicLong messages = new AtomicLong();
   private final Object lifecycle = new Object();
   private @Nullable Thread thread;
   private @Nullable RedisMessageListenerContainer container;
@@ -180,6 +182,11 @@ public final class FleetSync implements SmartLifecycle {
   /** The highest version this instance saw in the store or applied: writes are numbered above it. */
   public long highestKnown() {
     return Math.max(highestSeen, applied);
+  }
+
+  /** How many messages arrived on the store's channel since start (each only wakes the thread). */
+  public long messages() {
+    return messages.get();
   }
 
   /** Wakes the thread to read the version now (a message on the channel, a write made here). */
@@ -411,7 +418,10 @@ public final class FleetSync implements SmartLifecycle {
       // Run on the thread that received the message: the listener only sets a permit, and a flood
       // of messages must not become a flood of threads or of queued tasks.
       fresh.setTaskExecutor(new SyncTaskExecutor());
-      fresh.addMessageListener((message, pattern) -> lookNow(), new ChannelTopic(store.channel()));
+      fresh.addMessageListener((message, pattern) -> {
+        messages.incrementAndGet();
+        lookNow();
+      }, new ChannelTopic(store.channel()));
       fresh.afterPropertiesSet();
       container = fresh;
       fresh.start();

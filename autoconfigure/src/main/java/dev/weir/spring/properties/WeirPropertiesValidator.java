@@ -317,6 +317,17 @@ public final class WeirPropertiesValidator {
     if (store.isEnabled() && !properties.getCluster().isEnabled()) {
       out.add(new RuleViolation(at + "enabled", "needs weir.cluster.enabled: the store lives in weir.cluster's Redis"));
     }
+    if (store.isEnabled() && !org.springframework.util.ClassUtils.isPresent("tools.jackson.databind.json.JsonMapper",
+        null)) { // the context class loader, as the application's auto-configurations see it
+      out.add(new RuleViolation(at + "enabled", "needs Jackson (tools.jackson.core:jackson-databind, which Spring"
+          + " Boot's web and JSON starters bring): the store's documents are JSON"));
+    }
+    if (store.isEnabled() && !org.springframework.util.ClassUtils.isPresent(
+        "org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory",
+        null)) { // the context class loader, as the application's auto-configurations see it
+      out.add(new RuleViolation(at + "enabled", "needs spring-boot-starter-data-redis (Lettuce) on the classpath:"
+          + " the store is read and written through its connection"));
+    }
     if (store.getHistory() < WeirProperties.RulesStore.MIN_HISTORY
         || store.getHistory() > WeirProperties.RulesStore.MAX_HISTORY) {
       out.add(new RuleViolation(at + "history", "must be from " + WeirProperties.RulesStore.MIN_HISTORY + " to "

@@ -88,6 +88,10 @@ class FleetStoreTests {
         assertThat(flowCount(instance, "latency")).isEqualTo(1000 + i);
       }
     }
+    for (ConfigurableApplicationContext instance : fleet.instances) {
+      assertThat(sync(instance).messages()).as("messages on the channel: pub/sub delivers, the poll confirms")
+          .isPositive();
+    }
     Collections.sort(nanos);
     long p50 = nanos.get(49) / 1_000_000;
     long p99 = nanos.get(98) / 1_000_000;
@@ -162,6 +166,44 @@ class FleetStoreTests {
     assertThat(output.getAll()).contains("source: store v" + version);
   }
 
+  /**
+   * Writes without If-Match, racing on two instances for different resources: a write that loses
+   * the version to the other is made again on the newer document, so no write is lost and each
+   * takes exactly one version.
+   */
+  @Test
+  void writesRacingWithoutIfMatchAreAllKept() throws Exception {
+    long start = storeVersion();
+    ExecutorService threads = Executors.newFixedThreadPool(2);
+    try {
+      CountDownLatch go = new CountDownLatch(1);
+      List<Future<List<Long>>> versions = new ArrayList<>();
+      for (ConfigurableApplicationContext writer : List.of(mvc, flux)) {
+        String resource = writer == mvc ? "merged-a" : "merged-b";
+        versions.add(threads.submit(() -> {
+          go.await();
+          List<Long> written = new ArrayList<>();
+          for (int i = 1; i <= 20; i++) {
+            written.add(writeFlow(writer, resource, i));
+          }
+          return written;
+        }));
+      }
+      go.countDown();
+      List<Long> all = new ArrayList<>(versions.get(0).get());
+      all.addAll(versions.get(1).get());
+      assertThat(all).as("one version each").doesNotHaveDuplicates().hasSize(40);
+      assertThat(storeVersion()).isEqualTo(start + 40);
+    } finally {
+      threads.shutdownNow();
+    }
+    fleet.awaitAll(start + 40);
+    for (ConfigurableApplicationContext instance : fleet.instances) {
+      assertThat(flowCount(instance, "merged-a")).isEqualTo(20);
+      assertThat(flowCount(instance, "merged-b")).isEqualTo(20);
+    }
+  }
+
   @Test
   void anInvalidWriteIs400AndPublishesNothing() {
     long before = writeFlow(mvc, "invalid", 3);
@@ -181,13 +223,21 @@ class FleetStoreTests {
   @Test
   @SuppressWarnings("unchecked")
   void theHistoryIsNewestFirstAndARollbackIsANewVersion() {
+    long trimmed = writeFlow(mvc, "history", 5);
+    writeFlow(mvc, "history", 10);
+    long kept = writeFlow(mvc, "history", 20);
     long first = writeFlow(mvc, "history", 1);
     long second = writeFlow(mvc2, "history", 2);
     long third = writeFlow(flux, "history", 3);
     HttpResponse<String> read = get(mvc, "/actuator/weir/fleet/history");
     assertThat(read.statusCode()).as(read.body()).isEqualTo(200);
+    assertThat(json(read)).containsEntry("version", (int) third);
     List<Map<String, Object>> history = (List<Map<String, Object>>) json(read).get("history");
-    assertThat(history).hasSize(5); // weir.rules-store.history: 5
+    assertThat(history).as("weir.rules-store.history: 5").hasSize(5);
+    assertThat(((Number) history.get(4).get("version")).longValue()).isEqualTo(kept - 1);
+    assertThat(redis.call("EXISTS", "fleet:{rules}:v:" + trimmed, "fleet:{rules}:s:" + trimmed))
+        .as("the document and summary of a version no longer kept are deleted").isEqualTo(0L);
+    assertThat(post(mvc, "/actuator/weir/fleet/rollback/" + trimmed, "").statusCode()).isEqualTo(404);
     assertThat(history.subList(0, 3)).extracting(entry -> ((Number) entry.get("version")).longValue())
         .containsExactly(third, second, first);
     assertThat(history.get(0)).containsEntry("updatedBy", "anonymous");

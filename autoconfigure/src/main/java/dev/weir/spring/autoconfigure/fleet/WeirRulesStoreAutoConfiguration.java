@@ -38,12 +38,14 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * {@link FleetSync}, which applies the store's current version as the last rule source, and the
  * {@link FleetRules} the {@code weir} endpoint writes through. With Micrometer, the gauges
  * {@code weir.rules.version} (the version this instance applies, -1 before the first) and
- * {@code weir.rules.store.connected} (1 while Redis answers, else 0).
+ * {@code weir.rules.store.connected} (1 while Redis answers, else 0). Without Spring Data Redis or
+ * Jackson on the classpath, {@link WeirPropertiesValidator} stops the start, naming what is missing.
  */
 @AutoConfiguration(after = {WeirAutoConfiguration.class, WeirRedisClusterAutoConfiguration.class},
     beforeName = {"dev.weir.spring.autoconfigure.actuate.WeirEndpointAutoConfiguration",
         "dev.weir.spring.autoconfigure.actuate.WeirHealthContributorAutoConfiguration"})
-@ConditionalOnClass({LettuceConnectionFactory.class, io.lettuce.core.RedisClient.class})
+@ConditionalOnClass({LettuceConnectionFactory.class, io.lettuce.core.RedisClient.class,
+    tools.jackson.databind.json.JsonMapper.class})
 @ConditionalOnBooleanProperty(name = "weir.enabled", matchIfMissing = true)
 @ConditionalOnBooleanProperty("weir.rules-store.enabled")
 @ConditionalOnBean(Weir.class)
