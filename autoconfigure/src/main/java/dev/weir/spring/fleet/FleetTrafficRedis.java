@@ -53,9 +53,17 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * instances showed when they published, each at most one second old. The totals are published
  * beside them, for exact sums over the fleet ({@link #read()}).
  *
- * <p>Every call waits at most {@link #TIMEOUT} and never queues behind a connection that is down;
- * reads are bounded whatever the keys hold ({@code traffic-sum.lua}). Nothing here throws out of
- * {@link #summed()}: an unreachable Redis sums to nothing.
+ * <p>The sum is made here, not in Redis: one script ({@code traffic-read.lua}) returns the live
+ * instances' fields, and this parses and adds them. Parsing nine numbers a field in Lua cost Redis
+ * about 30 ms for 40 instances of 100 resources, while the reading costs it under 2 ms; Redis is
+ * single-threaded and serves cluster-mode decisions with deadlines of milliseconds.
+ *
+ * <p>Every call waits at most {@link #TIMEOUT} and never queues behind a connection that is down.
+ * Reads are bounded whatever the keys hold: a hash of more than {@link #MAX_RESOURCES} fields is
+ * skipped unread, at most {@link #MAX_FIELDS_READ} fields are read in all, and a value is taken
+ * only when it is exactly nine decimal numbers of at most 15 digits separated by single spaces
+ * (sums saturate at {@link Long#MAX_VALUE}). Nothing here throws out of {@link #summed()}: an
+ * unreachable Redis sums to nothing.
  */
 public final class FleetTrafficRedis implements FleetTraffic {
 
@@ -74,11 +82,20 @@ public final class FleetTrafficRedis implements FleetTraffic {
   /** The most resources in a sum: those first seen. */
   public static final int MAX_SUMMED = 1000;
 
+  /**
+   * The most fields read for one sum, over all instances: 200 instances of 100 resources. The
+   * instances after it are left out of the sum (and counted as skipped).
+   */
+  public static final int MAX_FIELDS_READ = 20_000;
+
+  /** The longest value read: nine numbers of at most 15 digits and the spaces between them. */
+  static final int MAX_VALUE = 9 * 15 + 8;
+
   /** The longest resource name published and summed, in bytes. */
   public static final int MAX_NAME = 256;
 
   private static final Script PUBLISH = Script.load("traffic-publish.lua");
-  private static final Script SUM = Script.load("traffic-sum.lua");
+  private static final Script READ = Script.load("traffic-read.lua");
 
   private final LettuceConnectionFactory factory;
   private final String prefix;
@@ -142,26 +159,60 @@ public final class FleetTrafficRedis implements FleetTraffic {
    * @throws Unreachable when Redis does not answer
    */
   public Sum read() {
-    List<Object> reply = run(SUM, new byte[][] {bytes(instancesKey())},
-        ascii(TTL.toMillis()), ascii(MAX_INSTANCES), bytes(prefix + "i:"), ascii(MAX_RESOURCES), ascii(MAX_SUMMED),
-        ascii(MAX_NAME));
-    Map<String, Reading> resources = new LinkedHashMap<>();
+    List<Object> reply = run(READ, new byte[][] {bytes(instancesKey())},
+        ascii(TTL.toMillis()), ascii(MAX_INSTANCES), bytes(prefix + "i:"), ascii(MAX_RESOURCES), ascii(MAX_FIELDS_READ),
+        ascii(MAX_NAME), ascii(MAX_VALUE));
+    Map<String, long[]> sums = new LinkedHashMap<>();
     if (reply == null || reply.size() < 2) {
-      return new Sum(0, 0, resources);
+      return new Sum(0, 0, Map.of());
     }
-    int instances = (int) number(reply.get(0));
-    int skipped = (int) number(reply.get(1));
-    for (int i = 2; i + 9 < reply.size() && resources.size() < MAX_SUMMED; i += 10) {
-      if (reply.get(i) instanceof byte[] name) {
-        long[] n = new long[9];
-        for (int k = 0; k < 9; k++) {
-          n[k] = number(reply.get(i + 1 + k));
+    long[] numbers = new long[9];
+    for (int i = 2; i + 1 < reply.size(); i += 2) {
+      if (reply.get(i) instanceof byte[] name && reply.get(i + 1) instanceof byte[] value && parse(value, numbers)) {
+        String resource = new String(name, StandardCharsets.UTF_8);
+        long[] sum = sums.get(resource);
+        if (sum == null) {
+          if (sums.size() >= MAX_SUMMED) {
+            continue;
+          }
+          sum = new long[9];
+          sums.put(resource, sum);
         }
-        resources.put(new String(name, StandardCharsets.UTF_8), new Reading(n[0], n[1], n[2], n[3], n[4], n[5], n[6],
-            n[7], n[8]));
+        for (int k = 0; k < 9; k++) {
+          long added = sum[k] + numbers[k];
+          sum[k] = added < 0 ? Long.MAX_VALUE : added; // both are at most MAX_VALUE: only overflow is negative
+        }
       }
     }
-    return new Sum(Math.max(0, instances), Math.max(0, skipped), resources);
+    Map<String, Reading> resources = new LinkedHashMap<>();
+    sums.forEach((name, n) -> resources.put(name, new Reading(n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7], n[8])));
+    return new Sum((int) Math.max(0, count(reply.get(0))), (int) Math.max(0, count(reply.get(1))), resources);
+  }
+
+  /**
+   * Reads a value of exactly nine decimal numbers of 1 to 15 digits separated by single spaces into
+   * {@code into}; false for anything else.
+   */
+  static boolean parse(byte[] value, long[] into) {
+    int k = 0;
+    int digits = 0;
+    long number = 0;
+    for (int i = 0; i <= value.length; i++) {
+      int b = i < value.length ? value[i] : ' ';
+      if (b >= '0' && b <= '9') {
+        if (++digits > 15) {
+          return false;
+        }
+        number = number * 10 + (b - '0');
+      } else if (b == ' ' && digits > 0 && k < 9) {
+        into[k++] = number;
+        number = 0;
+        digits = 0;
+      } else {
+        return false;
+      }
+    }
+    return k == 9;
   }
 
   /**
@@ -280,22 +331,9 @@ public final class FleetTrafficRedis implements FleetTraffic {
     }
   }
 
-  /** A decimal number the script answered; 0 when it is none (the script only sums numbers). */
-  private static long number(@Nullable Object value) {
-    if (value instanceof Long number) {
-      return number;
-    }
-    if (value instanceof byte[] raw && raw.length > 0 && raw.length <= 18) {
-      long parsed = 0;
-      for (byte b : raw) {
-        if (b < '0' || b > '9') {
-          return 0;
-        }
-        parsed = parsed * 10 + (b - '0');
-      }
-      return parsed;
-    }
-    return value instanceof byte[] raw && raw.length > 18 ? Long.MAX_VALUE : 0;
+  /** A count the script answered (an integer reply); 0 for anything else. */
+  private static long count(@Nullable Object value) {
+    return value instanceof Long number ? number : 0;
   }
 
   private static byte[] bytes(String text) {
@@ -336,7 +374,8 @@ public final class FleetTrafficRedis implements FleetTraffic {
    * The sum over the live instances.
    *
    * @param instances the live instances summed
-   * @param skipped the live instances whose hash was skipped (too many fields, or no hash)
+   * @param skipped the live instances whose hash was skipped (too many fields, no hash, or beyond
+   *     {@link #MAX_FIELDS_READ})
    * @param resources the summed reading per resource, at most {@link #MAX_SUMMED}
    */
   public record Sum(int instances, int skipped, Map<String, Reading> resources) {

@@ -145,6 +145,21 @@ class FleetTrafficTests {
     assertThat(sum.resources().get("fleet.a").passQps()).isEqualTo(3);
     // Every second of a live instance still publishes (the set is trimmed, never the others' keys).
     assertThat(a.getBean(FleetTrafficPublisher.class).isRunning()).isTrue();
+
+    // 205 instances of 100 resources: at most MAX_FIELDS_READ fields are read, the rest skipped.
+    Map<String, FleetTrafficRedis.Reading> hundred = new LinkedHashMap<>();
+    for (int r = 0; r < 100; r++) {
+      hundred.put("bulk." + r, new FleetTrafficRedis.Reading(1, 0, 1, 0, 0, 1, 0, 1, 0));
+    }
+    for (int i = 0; i < 205; i++) {
+      store.publish("bulk-" + i, hundred);
+    }
+    FleetTrafficRedis.Sum bulk = store.read();
+    long bulkRead = bulk.resources().get("bulk.0").passQps();
+    assertThat(bulkRead * 100).as("fields read").isLessThanOrEqualTo(FleetTrafficRedis.MAX_FIELDS_READ);
+    assertThat(bulkRead).isGreaterThanOrEqualTo(195);
+    assertThat(bulk.skipped()).as("the huge hash, the string and the bulk beyond the budget")
+        .isEqualTo(2 + 205 - (int) bulkRead);
   }
 
   @Test
@@ -195,10 +210,25 @@ class FleetTrafficTests {
     String stats = (String) redis.call("INFO", "commandstats");
     System.out.println("fleet traffic cost: MEMORY USAGE by resources " + bytes + "; commandstats after 20"
         + " publications of 100 resources:\n" + stats);
+    // Every publication is one EVALSHA (the rules store's heartbeat, once a second, is an EVAL of its own).
     assertThat(stats).contains("cmdstat_evalsha:calls=20,");
-    assertThat(stats).doesNotContain("cmdstat_eval:");
     long perResource = (bytes.get(100) - bytes.get(10)) / 90;
     assertThat(perResource).as("bytes per resource").isBetween(40L, 200L);
+
+    // Reading the sum of a fleet of 40 instances of 100 resources each: one script call.
+    Map<String, FleetTrafficRedis.Reading> reading = publisher.reading();
+    for (int i = 1; i < 40; i++) {
+      store.publish("other-" + i, reading);
+    }
+    redis.call("CONFIG", "RESETSTAT");
+    for (int i = 0; i < 20; i++) {
+      FleetTrafficRedis.Sum sum = store.read();
+      assertThat(sum.instances()).isEqualTo(40);
+      assertThat(sum.resources()).hasSize(100);
+    }
+    String reads = (String) redis.call("INFO", "commandstats");
+    System.out.println("fleet traffic cost: commandstats after 20 sums of 40 instances of 100 resources:\n" + reads);
+    assertThat(reads).contains("cmdstat_evalsha:calls=20,");
   }
 
   private ConfigurableApplicationContext instance() {

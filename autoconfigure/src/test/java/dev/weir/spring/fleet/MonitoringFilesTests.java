@@ -77,6 +77,7 @@ class MonitoringFilesTests {
     } catch (DegradeException expected) {
       // open now: weir_circuit_state{state="open"} is 1
     }
+    Fleet.await("the rules store answers", () -> Fleet.sync(instance).reachable()); // the connection opens at start
     fleet.awaitAll(Fleet.writeFlow(instance, Fleet.API, 100)); // weir_rules_version: a version applied
     String body = Fleet.get(instance, "/actuator/prometheus").body();
     exported = new TreeSet<>();
