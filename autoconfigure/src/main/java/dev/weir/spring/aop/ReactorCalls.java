@@ -115,7 +115,7 @@ final class ReactorCalls {
     }
     GuardedSubscriber<T> subscriber = guarded.hasHandlers()
         ? new HandledSubscriber<>(actual, entry, guarded, mono, target, args)
-        : new GuardedSubscriber<>(actual, entry, guarded, mono);
+        : new GuardedSubscriber<>(actual, entry, guarded, mono, args);
     try {
       source.subscribe(subscriber);
     } catch (Throwable failure) {
@@ -213,21 +213,33 @@ final class ReactorCalls {
    * first value closes the entry (the resource answered: {@code take(n)} ends a stream this way); a
    * cancel before any value (a disposed subscription, a {@code timeout} downstream) cancels it:
    * nothing is known of the call. A method with handlers has a {@link HandledSubscriber} instead.
+   *
+   * <p>With a {@code settle} expression, the entry is settled before it is closed: a {@code Mono} on
+   * its value (an empty one on its complete, with a null result: the estimate stays), a {@code Flux}
+   * on its complete, with its last value, of which only the reference is kept. An error or a cancel
+   * settles nothing: the estimate stays.
    */
   static class GuardedSubscriber<T> implements CoreSubscriber<T>, Subscription {
     final CoreSubscriber<? super T> actual;
     final Entry entry;
     final GuardedMethod guarded;
     final boolean closeOnValue;
+    final Object[] args;
     @Nullable Subscription upstream;
     /** A value was passed on; read by a cancel, which may come from another thread. */
     private volatile boolean answered;
+    /** A Mono's value came; written and read by the publisher's signals only (serial). */
+    private boolean valued;
+    /** The last value of a Flux whose method settles; written and read by its signals only (serial). */
+    private @Nullable Object last;
 
-    GuardedSubscriber(CoreSubscriber<? super T> actual, Entry entry, GuardedMethod guarded, boolean closeOnValue) {
+    GuardedSubscriber(CoreSubscriber<? super T> actual, Entry entry, GuardedMethod guarded, boolean closeOnValue,
+        Object[] args) {
       this.actual = actual;
       this.entry = entry;
       this.guarded = guarded;
       this.closeOnValue = closeOnValue;
+      this.args = args;
     }
 
     @Override
@@ -245,10 +257,20 @@ final class ReactorCalls {
 
     @Override
     public void onNext(T value) {
+      Settlement settlement = guarded.settlement;
       if (closeOnValue) {
+        if (settlement != null && !valued) {
+          valued = true;
+          settlement.settle(entry, args, value);
+        }
         entry.close();
-      } else if (!answered) {
-        answered = true;
+      } else {
+        if (settlement != null) {
+          last = value;
+        }
+        if (!answered) {
+          answered = true;
+        }
       }
       actual.onNext(value);
     }
@@ -269,6 +291,11 @@ final class ReactorCalls {
 
     @Override
     public final void onComplete() {
+      Settlement settlement = guarded.settlement;
+      if (settlement != null && !(closeOnValue && valued)) {
+        settlement.settle(entry, args, last); // a Flux's last value; an empty Mono's null
+        last = null;
+      }
       entry.close();
       actual.onComplete();
     }
@@ -322,7 +349,6 @@ final class ReactorCalls {
         AtomicLongFieldUpdater.newUpdater(HandledSubscriber.class, "requested");
 
     private final @Nullable Object target;
-    private final Object[] args;
     private volatile long requested;
     /** Values passed on from the method's publisher; written and read by its signals only. */
     private long produced;
@@ -332,9 +358,8 @@ final class ReactorCalls {
 
     HandledSubscriber(CoreSubscriber<? super T> actual, Entry entry, GuardedMethod guarded, boolean closeOnValue,
         @Nullable Object target, Object[] args) {
-      super(actual, entry, guarded, closeOnValue);
+      super(actual, entry, guarded, closeOnValue, args);
       this.target = target;
-      this.args = args;
     }
 
     @Override

@@ -57,6 +57,33 @@ final class KeyBinder {
     return root.node;
   }
 
+  /** Every name {@code syntax} reads ({@code #name}), in the order written. */
+  static void names(Syntax syntax, java.util.function.Consumer<Syntax.Name> each) {
+    if (syntax instanceof Syntax.Name name) {
+      each.accept(name);
+    } else if (syntax instanceof Syntax.Group group) {
+      names(group.inner(), each);
+    } else if (syntax instanceof Syntax.Concat concat) {
+      concat.parts().forEach(part -> names(part, each));
+    } else if (syntax instanceof Syntax.Elvis elvis) {
+      elvis.alternatives().forEach(alternative -> names(alternative, each));
+    } else if (syntax instanceof Syntax.Member member) {
+      names(member.receiver(), each);
+      if (member.arguments() != null) {
+        member.arguments().forEach(argument -> names(argument, each));
+      }
+    } else if (syntax instanceof Syntax.Index index) {
+      names(index.receiver(), each);
+      names(index.key(), each);
+    }
+  }
+
+  /** Whether {@code name} is a position ({@code p0}, {@code a12}); -1 when it is not one, else the position. */
+  static int position(String name) {
+    Matcher positional = POSITIONAL.matcher(name);
+    return positional.matches() ? Integer.parseInt(positional.group(1)) : -1;
+  }
+
   /** Whether {@code syntax} names its arguments by position only ({@code #p0}, {@code #a0}, {@code #args}). */
   static boolean onlyPositional(Syntax syntax) {
     if (syntax instanceof Syntax.Name name) {
