@@ -134,7 +134,7 @@ final class HandlerResolver {
     }
     try {
       return new Settlement(KeyLanguage.compileCost(resource, expression,
-          new KeyArguments(names, List.of(method.getParameterTypes())), result), expression);
+          new KeyArguments(names, List.of(method.getParameterTypes())), result), expression, result != null);
     } catch (IllegalArgumentException invalid) {
       throw new RateLimitedDeclarationException(beanClass, method,
           "@RateLimited on " + describe(beanClass, method) + " sets settle = \"" + LogText.of(expression)

@@ -22,11 +22,14 @@ final class Settlement {
 
   private final ParamKey cost;
   private final String source;
+  /** Whether the method has a result: a null one then keeps the estimate; without one, only the arguments count. */
+  private final boolean hasResult;
   private volatile @Nullable LongAdder failures;
 
-  Settlement(ParamKey cost, String source) {
+  Settlement(ParamKey cost, String source, boolean hasResult) {
     this.cost = cost;
     this.source = source;
+    this.hasResult = hasResult;
   }
 
   /** Counts this method's failures in {@code counter} (its resource's); until then they are not counted. */
@@ -36,10 +39,11 @@ final class Settlement {
 
   /**
    * Settles {@code entry}, still open, to the cost of {@code result}; keeps the estimate when there
-   * is none. Never throws: an entry closed meanwhile (a cancel that won) keeps its estimate too.
+   * is none (a null result of a method that has one, or no cost). Never throws: an entry closed
+   * meanwhile (a cancel that won) keeps its estimate too.
    */
   void settle(Entry entry, Object[] args, @Nullable Object result) {
-    long permits = result == null ? -1 : permits(evaluate(args, result));
+    long permits = result == null && hasResult ? -1 : permits(evaluate(args, result));
     if (permits < 0) {
       LongAdder counter = failures;
       if (counter != null) {
@@ -54,7 +58,7 @@ final class Settlement {
     }
   }
 
-  private @Nullable Object evaluate(Object[] args, Object result) {
+  private @Nullable Object evaluate(Object[] args, @Nullable Object result) {
     Object[] withResult = Arrays.copyOf(args, args.length + 1);
     withResult[args.length] = result;
     return cost.keyOf(withResult); // null when it failed, logged by the key language

@@ -165,8 +165,8 @@ public final class KeyLanguage implements KeyExpressions {
    * Compiles the cost expression of a call of a method (the {@code settle} of
    * {@code @RateLimited}): the key language over the method's arguments, as for keys, and
    * {@code #result}, the call's result. The expression is evaluated on the arguments followed by the
-   * result ({@code arguments.names().size() + 1} values), and a failure gives null, logged as for
-   * keys but saying that the call keeps its estimate.
+   * result ({@code arguments.names().size() + 1} values; {@code #args} is the arguments alone), and a
+   * failure gives null, logged as for keys but saying that the call keeps its estimate.
    *
    * @param resource the method's resource, for messages
    * @param expression the expression
@@ -174,8 +174,8 @@ public final class KeyLanguage implements KeyExpressions {
    * @param result the declared type of {@code #result} (an asynchronous method's element type), or
    *     null when the method has no result ({@code void}, {@code Void}, {@code Mono<Void>})
    * @throws IllegalArgumentException when the expression cannot be a cost of these calls: a syntax
-   *     error, a member the types make certain cannot work, {@code #result} of a method without one,
-   *     {@code #args}, a position past the arguments, or an argument named {@code result}
+   *     error, a member the types make certain cannot work, {@code #result} of a method without one, a
+   *     position past the arguments, or an argument named {@code result}
    */
   public static ParamKey compileCost(String resource, String expression, KeyArguments arguments,
       @Nullable Class<?> result) {
@@ -190,10 +190,6 @@ public final class KeyLanguage implements KeyExpressions {
         throw new IllegalArgumentException("#result at position " + name.start() + ": the method returns no value"
             + " (void, Void, or a Mono, Flux or CompletionStage of Void), so there is no result to read a cost from");
       }
-      if (name.name().equals("args")) {
-        throw new IllegalArgumentException("#args at position " + name.start() + ": a settle expression names the"
-            + " arguments (#name, #p0, #a0) or #result");
-      }
       int at = KeyBinder.position(name.name());
       if (at >= count && !arguments.names().contains(name.name())) {
         throw new IllegalArgumentException("#" + name.name() + " at position " + name.start() + " is past the "
@@ -206,8 +202,8 @@ public final class KeyLanguage implements KeyExpressions {
       names.add(RESULT);
       types.add(result);
     }
-    return new Compiled(KeyBinder.bind(resource, expression, syntax, new KeyArguments(names, types)), expression,
-        "the call keeps its estimate (weir.settle.failures)");
+    return new Compiled(KeyBinder.bind(resource, expression, syntax, new KeyArguments(names, types), count),
+        expression, "the call keeps its estimate (weir.settle.failures)");
   }
 
   /** A compiled key: its tree, evaluated on the argument array; a failure is a null key. */

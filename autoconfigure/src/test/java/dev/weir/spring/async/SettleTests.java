@@ -96,6 +96,17 @@ class SettleTests {
       return Answer.chunk("");
     }
 
+    /** #args is the arguments alone, without the result: a cost of 1 here, not 2. */
+    @RateLimited(value = "settle.allArgs", permits = 50, settle = "#args.length")
+    public Answer allArgs(String prompt) {
+      return Answer.of(1000);
+    }
+
+    /** Without a result, a cost of the arguments (bytes sent, say). */
+    @RateLimited(value = "settle.void", permits = 50, settle = "#p0.length()")
+    public void send(String bytes) {
+    }
+
     @RateLimited(value = "settle.null", permits = 50, settle = "#result.usage.totalTokens")
     public Answer nothing() {
       return null;
@@ -210,6 +221,23 @@ class SettleTests {
       TokenService service = context.getBean(TokenService.class);
       // "x" costs 1
       assertThat(admitted(() -> service.args("x"))).isEqualTo(SETTLED_TO_ONE);
+    });
+  }
+
+  @Test
+  void allArgumentsAreTheArgumentsWithoutTheResult() {
+    withRules("settle.allArgs").run(context -> {
+      TokenService service = context.getBean(TokenService.class);
+      assertThat(admitted(() -> service.allArgs("x"))).isEqualTo(SETTLED_TO_ONE);
+    });
+  }
+
+  @Test
+  void aMethodWithoutAResultIsSettledToACostOfItsArguments() {
+    withRules("settle.void").run(context -> {
+      TokenService service = context.getBean(TokenService.class);
+      assertThat(admitted(() -> service.send("x"))).isEqualTo(SETTLED_TO_ONE);
+      assertThat(failures(context, "settle.void")).isZero();
     });
   }
 
@@ -343,13 +371,6 @@ class SettleTests {
     }
   }
 
-  static class AllArguments {
-    @RateLimited(value = "aa", settle = "#args[0]")
-    public Answer call(String prompt) {
-      return Answer.of(1);
-    }
-  }
-
   static class PastTheArguments {
     @RateLimited(value = "pa", settle = "#p1")
     public Answer call(String prompt) {
@@ -390,7 +411,6 @@ class SettleTests {
     refusedAtStart(SyntaxError.class);
     refusedAtStart(ForbiddenMember.class, "getClass");
     refusedAtStart(NoSuchAccessor.class, "tokens");
-    refusedAtStart(AllArguments.class, "#args");
     refusedAtStart(PastTheArguments.class, "#p1", "past the 1 arguments");
     refusedAtStart(ArgumentNamedResult.class, "named 'result'");
   }
