@@ -30,7 +30,8 @@ import org.jspecify.annotations.Nullable;
  * An annotated method's arguments by parameter name ({@code #apiKey}), by position ({@code #p0},
  * {@code #a0}) and all of them ({@code #args}, the argument array); a route's arguments are
  * {@code #request}, a {@link RequestView}, and {@code #principal}, the principal's name (null when
- * unauthenticated). A parameter named like a position ({@code p0}) wins. Each name becomes its
+ * unauthenticated); a {@code settle} expression of {@code @RateLimited} also reads {@code #result}
+ * ({@link #compileCost}). A parameter named like a position ({@code p0}) wins. Each name becomes its
  * position once, when the rule is checked, so a call looks nothing up by name.
  *
  * <h2>Members and indexes</h2>
