@@ -142,6 +142,18 @@ class SettleTests {
       return Flux.concat(Flux.just(Answer.of(1)), Flux.error(new IllegalStateException("cut off")));
     }
 
+    /** A stream with a fallback: its error is answered by the fallback, and the call keeps its estimate. */
+    @RateLimited(value = "settle.fluxFallback", permits = 50, settle = "#result.usage.totalTokens",
+        fallback = "cached")
+    public Flux<Answer> fluxWithFallback(boolean fail) {
+      return fail ? Flux.concat(Flux.just(Answer.chunk("partial")), Flux.error(new IllegalStateException("cut off")))
+          : Flux.just(Answer.chunk("a"), Answer.of(1));
+    }
+
+    Flux<Answer> cached(boolean fail, IllegalStateException failure) { // failures only: refusals pass on
+      return Flux.just(Answer.chunk("cached"));
+    }
+
     @RateLimited(value = "settle.huge", permits = 50,
         settle = "(#result.parts[99999].text + #result.text + #result.text + #result.text).length()")
     public Answer huge(Answer answer) {
@@ -290,6 +302,18 @@ class SettleTests {
           .isInstanceOf(FlowException.class);
       assertThat(failures(context, "settle.failing")).isZero();
       assertThat(failures(context, "settle.fluxError")).isZero();
+    });
+  }
+
+  @Test
+  void aSettledStreamWithHandlersIsSettledOnCompleteAndFallsBackOnError() {
+    withRules("settle.fluxFallback").run(context -> {
+      TokenService service = context.getBean(TokenService.class);
+      assertThat(service.fluxWithFallback(true).map(Answer::text).collectList().block(Duration.ofSeconds(10)))
+          .containsExactly("partial", "cached");
+      // 50 kept by the failed call; then cost-1 calls while 50 + k + 50 <= 100: 1 call
+      assertThat(admitted(() -> service.fluxWithFallback(false).blockLast(Duration.ofSeconds(10)))).isEqualTo(1);
+      assertThat(failures(context, "settle.fluxFallback")).isZero();
     });
   }
 
