@@ -112,6 +112,21 @@ public @interface RateLimited {
   int permits() default 1;
 
   /**
+   * A key-language expression over {@code #result} (the returned value, or the value a
+   * {@code CompletionStage}/{@code Mono} completes with, a {@code Flux}'s last element) and the
+   * method's arguments (named as for keys: {@code #name}, {@code #p0}, {@code #a0}, {@code #args})
+   * giving the call's actual cost; empty for none. The entry takes {@link #permits()} (the estimate)
+   * before the call and is settled to this cost after it ({@link dev.weir.Entry#settle(long)}). The
+   * value must be a whole number of 0 or more (a fraction rounds up); a null result, a failed
+   * evaluation or another value keeps the estimate and counts in {@code weir.settle.failures}, never
+   * thrown. A call that fails, is refused or is cancelled keeps its estimate. An expression that
+   * cannot apply (a syntax error, a member the language refuses, {@code #result} on a method without
+   * a result) stops the start, naming the method. Example:
+   * {@code settle = "#result.usage.totalTokens"}.
+   */
+  String settle() default "";
+
+  /**
    * The call's criticality when no context gave one ({@code Weir.enterContext(name, origin,
    * criticality)}, a {@code Criticality} in the Reactor context): when an {@code adaptive} limit
    * binds, lower criticalities are shed first. A request's {@code weir.web.criticality-header} (or

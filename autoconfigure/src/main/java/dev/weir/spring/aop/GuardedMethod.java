@@ -21,6 +21,8 @@ final class GuardedMethod {
   /** The annotation's criticality: the call's own, unless a context gives one or a request lowers it. */
   final Criticality criticality;
   final ReturnKind returns;
+  /** The {@code settle} expression, or null when the call keeps its estimate. */
+  final @Nullable Settlement settlement;
   private final Class<?>[] trace;
   private final boolean traceAll;
   private final Class<?>[] ignore;
@@ -52,6 +54,14 @@ final class GuardedMethod {
 
   GuardedMethod(String resource, EntryType entryType, int permits, Criticality criticality, ReturnKind returns, Class<?>[] trace,
       Class<?>[] ignore, Handler[] blockHandlers, Handler[] fallbacks, Handler[] defaultFallbacks) {
+    this(resource, entryType, permits, criticality, returns, trace, ignore, blockHandlers, fallbacks, defaultFallbacks,
+        null);
+  }
+
+  GuardedMethod(String resource, EntryType entryType, int permits, Criticality criticality, ReturnKind returns, Class<?>[] trace,
+      Class<?>[] ignore, Handler[] blockHandlers, Handler[] fallbacks, Handler[] defaultFallbacks,
+      @Nullable Settlement settlement) {
+    this.settlement = settlement;
     this.resource = resource;
     this.entryType = entryType;
     this.permits = permits;

@@ -2,6 +2,9 @@ package dev.weir.spring.aop;
 
 import dev.weir.BlockException;
 import dev.weir.annotation.RateLimited;
+import dev.weir.spring.keys.KeyArguments;
+import dev.weir.spring.keys.KeyLanguage;
+import dev.weir.spring.properties.LogText;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
@@ -10,6 +13,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -20,6 +25,7 @@ import org.springframework.util.ReflectionUtils;
 final class HandlerResolver {
 
   private static final Handler[] NONE = new Handler[0];
+  private static final ParameterNameDiscoverer PARAMETER_NAMES = new DefaultParameterNameDiscoverer();
 
   /** The three kinds of handler and their signature rules. */
   private enum Kind {
@@ -102,7 +108,41 @@ final class HandlerResolver {
         holder(defaults.fallbackClass(), "fallbackClass"));
     return new GuardedMethod(resource, annotation.entryType(), annotation.permits(), annotation.criticality(), returns,
         annotation.exceptionsToTrace(),
-        annotation.exceptionsToIgnore(), blockHandlers, fallbacks, defaultFallbacks);
+        annotation.exceptionsToIgnore(), blockHandlers, fallbacks, defaultFallbacks, settlement(resource));
+  }
+
+  /**
+   * The compiled {@code settle} expression, or null when there is none: over the method's arguments,
+   * named as for keys, and {@code #result}, declared as the method's return type, or for an
+   * asynchronous method as its element type; none for {@code void} and {@code Void}.
+   *
+   * @throws RateLimitedDeclarationException when the expression cannot apply to the method
+   */
+  private @Nullable Settlement settlement(String resource) {
+    String expression = annotation.settle();
+    if (expression.isEmpty()) {
+      return null;
+    }
+    Class<?> result = returns.isAsync() ? ReturnKind.elementType(method, beanClass) : method.getReturnType();
+    if (result == void.class || result == Void.class) {
+      result = null;
+    }
+    String[] found = PARAMETER_NAMES.getParameterNames(method);
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < method.getParameterCount(); i++) {
+      names.add(found != null ? found[i] : "p" + i);
+    }
+    try {
+      return new Settlement(KeyLanguage.compileCost(resource, expression,
+          new KeyArguments(names, List.of(method.getParameterTypes())), result), expression, result != null);
+    } catch (IllegalArgumentException invalid) {
+      throw new RateLimitedDeclarationException(beanClass, method,
+          "@RateLimited on " + describe(beanClass, method) + " sets settle = \"" + LogText.of(expression)
+              + "\", which cannot give the cost of its calls: " + invalid.getMessage() + ".",
+          "Fix the settle expression: the key language over #result (the returned value, or the value a"
+              + " CompletionStage or Mono completes with, a Flux's last element) and the method's arguments,"
+              + " e.g. settle = \"#result.usage.totalTokens\" (see docs/annotation.md).");
+    }
   }
 
   private @Nullable Class<?> holder(Class<?>[] classes, String attribute) {

@@ -96,6 +96,14 @@ public final class RateLimitedAdvisor extends AbstractPointcutAdvisor {
     return methods.resources();
   }
 
+  /**
+   * Returns the count, per resource, of the calls whose {@code settle} expression gave no cost (they
+   * kept their estimate), for the meter {@code weir.settle.failures}.
+   */
+  public SettleFailures settleFailures() {
+    return methods.settleFailures();
+  }
+
   @Override
   public Pointcut getPointcut() {
     return pointcut;

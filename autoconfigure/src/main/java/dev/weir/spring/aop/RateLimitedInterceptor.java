@@ -64,6 +64,10 @@ final class RateLimitedInterceptor implements MethodInterceptor {
       entry.close();
       return guarded.failed(target, args, failure);
     }
+    Settlement settlement = guarded.settlement;
+    if (settlement != null) {
+      settlement.settle(entry, args, result);
+    }
     entry.close();
     return result;
   }

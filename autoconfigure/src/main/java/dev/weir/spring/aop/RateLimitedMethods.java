@@ -40,6 +40,8 @@ final class RateLimitedMethods {
   /** The last answer per invoked method, for the common case of one runtime class per method. */
   private final Map<Method, Hit> lastHit = new ConcurrentHashMap<>();
   private final Set<String> resources = ConcurrentHashMap.newKeySet();
+  /** The failures of the settle expressions, counted per resource. */
+  private final SettleFailures settleFailures = new SettleFailures();
   /** The methods of each resource, for the argument names of its key expressions. */
   private final Map<String, List<Method>> methodsByResource = new ConcurrentHashMap<>();
   /** Whether beans are proxied by subclassing (spring.aop.proxy-target-class, Spring Boot's default). */
@@ -95,6 +97,11 @@ final class RateLimitedMethods {
     return methodsByResource.getOrDefault(resource, List.of());
   }
 
+  /** The failures of the settle expressions of the methods inspected, per resource. */
+  SettleFailures settleFailures() {
+    return settleFailures;
+  }
+
   /** Returns the resource names of every {@code @RateLimited} method inspected so far. */
   Set<String> resources() {
     return Collections.unmodifiableSet(resources);
@@ -110,6 +117,9 @@ final class RateLimitedMethods {
       }
       methods.forEach((method, guarded) -> {
         resources.add(guarded.resource);
+        if (guarded.settlement != null) {
+          guarded.settlement.countIn(settleFailures.counter(guarded.resource));
+        }
         methodsByResource.merge(guarded.resource, List.of(method),
             (a, b) -> java.util.stream.Stream.concat(a.stream(), b.stream()).toList());
       });

@@ -113,9 +113,12 @@ final class ReactorCalls {
       }
       return;
     }
-    GuardedSubscriber<T> subscriber = guarded.hasHandlers()
-        ? new HandledSubscriber<>(actual, entry, guarded, mono, target, args)
-        : new GuardedSubscriber<>(actual, entry, guarded, mono);
+    Settlement settlement = guarded.settlement;
+    GuardedSubscriber<T> subscriber = settlement != null
+        ? new SettledSubscriber<>(actual, entry, guarded, mono, target, args, settlement)
+        : guarded.hasHandlers()
+            ? new HandledSubscriber<>(actual, entry, guarded, mono, target, args)
+            : new GuardedSubscriber<>(actual, entry, guarded, mono);
     try {
       source.subscribe(subscriber);
     } catch (Throwable failure) {
@@ -212,7 +215,8 @@ final class ReactorCalls {
    * (recorded first when traced), a {@code Mono}'s value, or a cancel. A cancel after a {@code Flux}'s
    * first value closes the entry (the resource answered: {@code take(n)} ends a stream this way); a
    * cancel before any value (a disposed subscription, a {@code timeout} downstream) cancels it:
-   * nothing is known of the call. A method with handlers has a {@link HandledSubscriber} instead.
+   * nothing is known of the call. A method with handlers has a {@link HandledSubscriber} instead,
+   * one with a {@code settle} expression a {@link SettledSubscriber}.
    */
   static class GuardedSubscriber<T> implements CoreSubscriber<T>, Subscription {
     final CoreSubscriber<? super T> actual;
@@ -245,12 +249,21 @@ final class ReactorCalls {
 
     @Override
     public void onNext(T value) {
+      arrived(value);
       if (closeOnValue) {
         entry.close();
       } else if (!answered) {
         answered = true;
       }
       actual.onNext(value);
+    }
+
+    /** Told of each value before the entry may close on it; nothing here (see {@link SettledSubscriber}). */
+    void arrived(T value) {
+    }
+
+    /** Told of the complete before the entry closes; nothing here (see {@link SettledSubscriber}). */
+    void completing() {
     }
 
     @Override
@@ -269,6 +282,7 @@ final class ReactorCalls {
 
     @Override
     public final void onComplete() {
+      completing();
       entry.close();
       actual.onComplete();
     }
@@ -303,7 +317,7 @@ final class ReactorCalls {
    * closed, and the downstream subscriber then receives what they answer (a {@link Fallback}
    * subscribed to it) in place of the error, with the demand it has left.
    */
-  static final class HandledSubscriber<T> extends GuardedSubscriber<T> {
+  static class HandledSubscriber<T> extends GuardedSubscriber<T> {
 
     /*
      * Demand across the switch to the handlers' answer. The downstream may request from any thread
@@ -322,7 +336,7 @@ final class ReactorCalls {
         AtomicLongFieldUpdater.newUpdater(HandledSubscriber.class, "requested");
 
     private final @Nullable Object target;
-    private final Object[] args;
+    final Object[] args;
     private volatile long requested;
     /** Values passed on from the method's publisher; written and read by its signals only. */
     private long produced;
@@ -396,6 +410,47 @@ final class ReactorCalls {
         return;
       }
       super.cancel();
+    }
+  }
+
+  /**
+   * The guarding subscriber of a method with a {@code settle} expression (and its handlers, if any:
+   * without them an error goes through {@link GuardedMethod#failed}, which passes it on as it came).
+   * The entry is settled before it is closed: a {@code Mono} on its value (an empty one on its
+   * complete, with a null result: the estimate stays), a {@code Flux} on its complete, with its last
+   * value, of which only the reference is kept (one field, overwritten: no buffer however long the
+   * stream). An error or a cancel settles nothing: the estimate stays. A subclass of its own, so that
+   * the subscriptions of other methods carry none of its fields.
+   */
+  static final class SettledSubscriber<T> extends HandledSubscriber<T> {
+    private final Settlement settlement;
+    /** A Mono's value came; written and read by the publisher's signals only (serial). */
+    private boolean valued;
+    /** A Flux's last value; written and read by the publisher's signals only (serial). */
+    private @Nullable Object last;
+
+    SettledSubscriber(CoreSubscriber<? super T> actual, Entry entry, GuardedMethod guarded, boolean closeOnValue,
+        @Nullable Object target, Object[] args, Settlement settlement) {
+      super(actual, entry, guarded, closeOnValue, target, args);
+      this.settlement = settlement;
+    }
+
+    @Override
+    void arrived(T value) {
+      if (!closeOnValue) {
+        last = value;
+      } else if (!valued) {
+        valued = true;
+        settlement.settle(entry, args, value);
+      }
+    }
+
+    @Override
+    void completing() {
+      if (!(closeOnValue && valued)) {
+        settlement.settle(entry, args, last); // a Flux's last value; an empty Mono's (or Flux's) null
+        last = null;
+      }
     }
   }
 

@@ -88,6 +88,10 @@ final class StageCalls {
       GuardedMethod guarded, @Nullable Object target, Object[] args) {
     stage.whenComplete((value, error) -> {
       if (error == null) {
+        Settlement settlement = guarded.settlement;
+        if (settlement != null) {
+          settlement.settle(entry, args, value);
+        }
         entry.close();
         result.complete(value);
         return;

@@ -2,6 +2,7 @@ package dev.weir.spring.client;
 
 import java.time.DateTimeException;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -15,18 +16,27 @@ import org.springframework.http.HttpHeaders;
  * 429 or 503 (delay-seconds or an HTTP-date, RFC 9110), else the {@code RateLimit} header of
  * draft-ietf-httpapi-ratelimit-headers-11 on any answer, a structured-field list (RFC 8941) of
  * policies with {@code r} (what is left) and {@code t} (seconds until more): the smallest {@code t}
- * of the policies with {@code r=0}.
+ * of the policies with {@code r=0}. On any answer it also reads the budgets model providers send: a
+ * {@code x-ratelimit-remaining-tokens} (or {@code -requests}) of 0 asks for the delay of
+ * {@code x-ratelimit-reset-tokens} (or {@code -requests}), a duration such as {@code 20ms},
+ * {@code 6m0s} or {@code 1h2m3.5s} (units {@code h m s ms us ns}); an
+ * {@code anthropic-ratelimit-*-remaining} of 0 (requests, tokens, input-tokens, output-tokens) asks
+ * until its {@code anthropic-ratelimit-*-reset}, an RFC 3339 time such as
+ * {@code 2030-01-02T03:04:35Z}. Of these budgets the longest delay is honoured, and of it and
+ * {@code RateLimit} the longer; a valid {@code Retry-After} on a 429 or 503 wins over them all.
  *
  * <p>Headers are hostile input. Whatever they hold, reading them never throws and takes time linear
  * in at most {@value #MAX_RETRY_AFTER_LENGTH} characters of {@code Retry-After} (and of
- * {@code Date}) and {@value #MAX_RATE_LIMIT_LENGTH} of {@code RateLimit} (all its field lines
+ * {@code Date}, and of each provider budget header) and {@value #MAX_RATE_LIMIT_LENGTH} of {@code RateLimit} (all its field lines
  * together); a longer value, or one that is not exactly what the grammar allows, is ignored as a
  * whole, as if absent. The delay is at most {@link #MAX_PAUSE} (an hour): a server asking for more
  * gets an hour, after which the next answer may ask again.
  *
  * <p>Why the smallest {@code t}: each policy of the list may count a different part of the server's
  * traffic (a partition of its own), so only the nearest of them surely binds the next request; a
- * server whose other policy still binds says so again with its next answer. An HTTP-date counts from
+ * server whose other policy still binds says so again with its next answer. A provider's budgets are
+ * the opposite: its requests and its tokens both count every request of the caller, so a request
+ * waits for the later of their resets. An HTTP-date (and an RFC 3339 reset) counts from
  * the answer's own {@code Date} when it has a valid one (so that the two clocks need not agree),
  * else from this host's clock.
  */
@@ -71,7 +81,8 @@ public final class UpstreamHeaders {
         }
       }
       long seconds = rateLimitSeconds(headers.get("RateLimit"));
-      return seconds <= 0 ? 0 : seconds * 1000;
+      long rateLimit = seconds <= 0 ? 0 : seconds * 1000;
+      return Math.max(rateLimit, budgetMillis(headers, nowMillis));
     } catch (RuntimeException | StackOverflowError unexpected) { // never thrown by the parsers; kept as a guard
       return 0;
     }
@@ -101,6 +112,160 @@ public final class UpstreamHeaders {
     long base = dateValue == null ? Long.MIN_VALUE : httpDate(dateValue);
     long delay = at - (base == Long.MIN_VALUE ? nowMillis : base);
     return Math.max(0, Math.min(delay, MAX_PAUSE.toMillis()));
+  }
+
+  /** Model providers' budget headers: the remaining and the reset of each, in pairs. */
+  private static final String[][] DURATION_BUDGETS = {
+      {"x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens"},
+      {"x-ratelimit-remaining-requests", "x-ratelimit-reset-requests"}};
+  private static final String[] INSTANT_BUDGETS = {"requests", "tokens", "input-tokens", "output-tokens"};
+
+  /**
+   * The longest delay of the providers' budgets with nothing left, in milliseconds (at most an hour);
+   * 0 when none is spent or a spent one's reset cannot be read.
+   */
+  static long budgetMillis(HttpHeaders headers, long nowMillis) {
+    long longest = 0;
+    for (String[] budget : DURATION_BUDGETS) {
+      if (spent(headers.get(budget[0]))) {
+        String reset = first(headers.get(budget[1]));
+        long nanos = reset == null ? -1 : durationNanos(reset);
+        if (nanos > 0) {
+          longest = Math.max(longest, (nanos + 999_999) / 1_000_000); // rounded up: never sent before it
+        }
+      }
+    }
+    long base = Long.MIN_VALUE;
+    for (String name : INSTANT_BUDGETS) {
+      if (spent(headers.get("anthropic-ratelimit-" + name + "-remaining"))) {
+        long at = rfc3339(first(headers.get("anthropic-ratelimit-" + name + "-reset")));
+        if (at != Long.MIN_VALUE) {
+          if (base == Long.MIN_VALUE) {
+            String dateValue = first(headers.get(HttpHeaders.DATE));
+            long date = dateValue == null ? Long.MIN_VALUE : httpDate(dateValue);
+            base = date == Long.MIN_VALUE ? nowMillis : date;
+          }
+          longest = Math.max(longest, at - base);
+        }
+      }
+    }
+    return Math.min(longest, MAX_PAUSE.toMillis());
+  }
+
+  /** Whether a remaining header says nothing is left: digits, all zeros. */
+  private static boolean spent(@Nullable List<String> values) {
+    String value = first(values);
+    if (value == null) {
+      return false;
+    }
+    for (int i = 0; i < value.length(); i++) {
+      if (value.charAt(i) != '0') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Epoch milliseconds of an RFC 3339 date-time with its offset, or {@link Long#MIN_VALUE}. */
+  private static long rfc3339(@Nullable String value) {
+    if (value == null) {
+      return Long.MIN_VALUE;
+    }
+    try {
+      return OffsetDateTime.parse(value).toInstant().toEpochMilli();
+    } catch (DateTimeException | ArithmeticException notOne) {
+      return Long.MIN_VALUE;
+    }
+  }
+
+  /** The longest duration read, in nanoseconds: an hour; a longer one is read as this. */
+  private static final long MAX_PAUSE_NANOS = MAX_PAUSE.toNanos();
+
+  /**
+   * A duration in the form model providers send (the form of Go's {@code time.Duration}): one or more
+   * components, each a decimal number (digits, optionally a fraction) and a unit of {@code h},
+   * {@code m}, {@code s}, {@code ms}, {@code us} (or {@code µs}) and {@code ns}; or a bare {@code 0}.
+   * Returns it in nanoseconds, at most an hour, or -1 when the value is not one.
+   *
+   * <p>Each step consumes at least one character, so the work is linear in the value's length (which
+   * {@link #first} caps). Sums and products saturate at the cap before they could overflow: an
+   * integer part stops growing past the cap (a value there already means "an hour"), a component
+   * whose product would pass the cap is the cap, and the sum stays at the cap once it reaches it.
+   */
+  static long durationNanos(String value) {
+    if (value.equals("0")) {
+      return 0;
+    }
+    int at = 0;
+    int length = value.length();
+    long total = 0;
+    if (length == 0) {
+      return -1;
+    }
+    while (at < length) {
+      long whole = 0;
+      int start = at;
+      while (at < length && isDigit(value.charAt(at))) {
+        if (whole <= MAX_PAUSE_NANOS) {
+          whole = whole * 10 + (value.charAt(at) - '0'); // at most 10 * cap + 9: no overflow
+        }
+        at++;
+      }
+      boolean hasWhole = at > start;
+      long fraction = 0;
+      long scale = 1;
+      boolean hasFraction = false;
+      if (at < length && value.charAt(at) == '.') {
+        at++;
+        int fractionStart = at;
+        while (at < length && isDigit(value.charAt(at))) {
+          if (scale < 1_000_000_000_000L) { // digits past 12 cannot matter at a nanosecond of an hour
+            fraction = fraction * 10 + (value.charAt(at) - '0');
+            scale *= 10;
+          }
+          at++;
+        }
+        hasFraction = at > fractionStart;
+      }
+      if (!hasWhole && !hasFraction) {
+        return -1;
+      }
+      int unitStart = at;
+      while (at < length && !isDigit(value.charAt(at)) && value.charAt(at) != '.') {
+        at++;
+      }
+      long unit = unitNanos(value, unitStart, at);
+      if (unit <= 0) {
+        return -1;
+      }
+      long component;
+      if (whole > MAX_PAUSE_NANOS / unit) {
+        component = MAX_PAUSE_NANOS;
+      } else {
+        // fraction < scale <= 10^12 and unit <= 3.6 * 10^12: the product could overflow a long, the
+        // quotient (below one unit) cannot; a double's rounding is far under a nanosecond's worth here
+        component = whole * unit + (long) Math.ceil((double) fraction / scale * unit);
+      }
+      total = Math.min(MAX_PAUSE_NANOS, total + Math.min(component, MAX_PAUSE_NANOS));
+    }
+    return total;
+  }
+
+  private static boolean isDigit(char c) {
+    return c >= '0' && c <= '9';
+  }
+
+  /** The nanoseconds of the unit {@code value[from, to)}, or -1 when it is none. */
+  private static long unitNanos(String value, int from, int to) {
+    return switch (value.substring(from, to)) {
+      case "ns" -> 1L;
+      case "us", "\u00b5s", "\u03bcs" -> 1_000L;
+      case "ms" -> 1_000_000L;
+      case "s" -> 1_000_000_000L;
+      case "m" -> 60_000_000_000L;
+      case "h" -> 3_600_000_000_000L;
+      default -> -1L;
+    };
   }
 
   /** The first field line, without surrounding whitespace, or null when absent or too long. */

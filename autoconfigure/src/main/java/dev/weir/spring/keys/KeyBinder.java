@@ -29,11 +29,14 @@ final class KeyBinder {
   private final String resource;
   private final String source;
   private final @Nullable KeyArguments arguments;
+  /** How many of the values {@code #args} holds: -1 for all, else the first ones (a cost expression's). */
+  private final int argumentCount;
 
-  private KeyBinder(String resource, String source, @Nullable KeyArguments arguments) {
+  private KeyBinder(String resource, String source, @Nullable KeyArguments arguments, int argumentCount) {
     this.resource = resource;
     this.source = source;
     this.arguments = arguments;
+    this.argumentCount = argumentCount;
   }
 
   /**
@@ -44,7 +47,17 @@ final class KeyBinder {
    * @throws IllegalArgumentException with the reason, when the expression cannot be a key
    */
   static Node bind(String resource, String source, Syntax syntax, @Nullable KeyArguments arguments) {
-    KeyBinder binder = new KeyBinder(resource, source, arguments);
+    return bind(resource, source, syntax, arguments, -1);
+  }
+
+  /**
+   * As {@link #bind(String, String, Syntax, KeyArguments)}, with {@code #args} holding only the first
+   * {@code argumentCount} values (-1: all): a cost expression's values end with the call's result,
+   * which is not an argument.
+   */
+  static Node bind(String resource, String source, Syntax syntax, @Nullable KeyArguments arguments,
+      int argumentCount) {
+    KeyBinder binder = new KeyBinder(resource, source, arguments, argumentCount);
     Typed root = binder.bind(syntax);
     if (root.type != Object.class && RequestView.class.isAssignableFrom(root.type)) {
       throw binder.refused(syntax, "the key would be the request view itself, so every request would count apart: use"
@@ -55,6 +68,33 @@ final class KeyBinder {
           + " e.g. #request.getHeader('X-Api-Key')");
     }
     return root.node;
+  }
+
+  /** Every name {@code syntax} reads ({@code #name}), in the order written. */
+  static void names(Syntax syntax, java.util.function.Consumer<Syntax.Name> each) {
+    if (syntax instanceof Syntax.Name name) {
+      each.accept(name);
+    } else if (syntax instanceof Syntax.Group group) {
+      names(group.inner(), each);
+    } else if (syntax instanceof Syntax.Concat concat) {
+      concat.parts().forEach(part -> names(part, each));
+    } else if (syntax instanceof Syntax.Elvis elvis) {
+      elvis.alternatives().forEach(alternative -> names(alternative, each));
+    } else if (syntax instanceof Syntax.Member member) {
+      names(member.receiver(), each);
+      if (member.arguments() != null) {
+        member.arguments().forEach(argument -> names(argument, each));
+      }
+    } else if (syntax instanceof Syntax.Index index) {
+      names(index.receiver(), each);
+      names(index.key(), each);
+    }
+  }
+
+  /** Whether {@code name} is a position ({@code p0}, {@code a12}); -1 when it is not one, else the position. */
+  static int position(String name) {
+    Matcher positional = POSITIONAL.matcher(name);
+    return positional.matches() ? Integer.parseInt(positional.group(1)) : -1;
   }
 
   /** Whether {@code syntax} names its arguments by position only ({@code #p0}, {@code #a0}, {@code #args}). */
@@ -135,7 +175,7 @@ final class KeyBinder {
       return argument(index, syntax);
     }
     if (name.equals("args")) {
-      return new Typed(new Node.AllArguments(source, syntax.start(), syntax.end()), Object[].class);
+      return new Typed(new Node.AllArguments(source, syntax.start(), syntax.end(), argumentCount), Object[].class);
     }
     Matcher positional = POSITIONAL.matcher(name);
     if (positional.matches()) {

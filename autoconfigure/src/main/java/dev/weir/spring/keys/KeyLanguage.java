@@ -30,7 +30,8 @@ import org.jspecify.annotations.Nullable;
  * An annotated method's arguments by parameter name ({@code #apiKey}), by position ({@code #p0},
  * {@code #a0}) and all of them ({@code #args}, the argument array); a route's arguments are
  * {@code #request}, a {@link RequestView}, and {@code #principal}, the principal's name (null when
- * unauthenticated). A parameter named like a position ({@code p0}) wins. Each name becomes its
+ * unauthenticated); a {@code settle} expression of {@code @RateLimited} also reads {@code #result}
+ * ({@link #compileCost}). A parameter named like a position ({@code p0}) wins. Each name becomes its
  * position once, when the rule is checked, so a call looks nothing up by name.
  *
  * <h2>Members and indexes</h2>
@@ -158,15 +159,69 @@ public final class KeyLanguage implements KeyExpressions {
     }
   }
 
+  /** The name of a method's result in a cost expression. */
+  public static final String RESULT = "result";
+
+  /**
+   * Compiles the cost expression of a call of a method (the {@code settle} of
+   * {@code @RateLimited}): the key language over the method's arguments, as for keys, and
+   * {@code #result}, the call's result. The expression is evaluated on the arguments followed by the
+   * result ({@code arguments.names().size() + 1} values; {@code #args} is the arguments alone), and a
+   * failure gives null, logged as for keys but saying that the call keeps its estimate.
+   *
+   * @param resource the method's resource, for messages
+   * @param expression the expression
+   * @param arguments the names and declared types of the method's arguments
+   * @param result the declared type of {@code #result} (an asynchronous method's element type), or
+   *     null when the method has no result ({@code void}, {@code Void}, {@code Mono<Void>})
+   * @throws IllegalArgumentException when the expression cannot be a cost of these calls: a syntax
+   *     error, a member the types make certain cannot work, {@code #result} of a method without one, a
+   *     position past the arguments, or an argument named {@code result}
+   */
+  public static ParamKey compileCost(String resource, String expression, KeyArguments arguments,
+      @Nullable Class<?> result) {
+    Syntax syntax = KeyParser.parse(expression);
+    int count = arguments.names().size();
+    if (result != null && arguments.names().contains(RESULT)) {
+      throw new IllegalArgumentException("an argument is named 'result', which #result of the settle expression"
+          + " would hide: rename the argument");
+    }
+    KeyBinder.names(syntax, name -> {
+      if (name.name().equals(RESULT) && result == null && !arguments.names().contains(RESULT)) {
+        throw new IllegalArgumentException("#result at position " + name.start() + ": the method returns no value"
+            + " (void, Void, or a Mono, Flux or CompletionStage of Void), so there is no result to read a cost from");
+      }
+      int at = KeyBinder.position(name.name());
+      if (at >= count && !arguments.names().contains(name.name())) {
+        throw new IllegalArgumentException("#" + name.name() + " at position " + name.start() + " is past the "
+            + count + " arguments of '" + resource + "': " + arguments.names());
+      }
+    });
+    java.util.List<String> names = new java.util.ArrayList<>(arguments.names());
+    java.util.List<Class<?>> types = new java.util.ArrayList<>(arguments.types());
+    if (result != null) {
+      names.add(RESULT);
+      types.add(result);
+    }
+    return new Compiled(KeyBinder.bind(resource, expression, syntax, new KeyArguments(names, types), count),
+        expression, "the call keeps its estimate (weir.settle.failures)");
+  }
+
   /** A compiled key: its tree, evaluated on the argument array; a failure is a null key. */
   private static final class Compiled implements ParamKey {
     private final Node root;
     private final String source;
     private final AtomicBoolean warned = new AtomicBoolean();
+    private final String consequence;
 
     Compiled(Node root, String source) {
+      this(root, source, "the call counts as a null key (null-key)");
+    }
+
+    Compiled(Node root, String source, String consequence) {
       this.root = root;
       this.source = source;
+      this.consequence = consequence;
     }
 
     @Override
@@ -180,7 +235,7 @@ public final class KeyLanguage implements KeyExpressions {
       } catch (RuntimeException | LinkageError | StackOverflowError failed) {
         // KeyFailure, or what an application's accessor, toString, equals or collection threw
         if (warned.compareAndSet(false, true)) {
-          logger.warn("Key expression '" + LogText.of(source) + "' failed; the call counts as a null key (null-key). Later"
+          logger.warn("Key expression '" + LogText.of(source) + "' failed; " + consequence + ". Later"
               + " failures are logged at debug level. Use ?. for values that may be null. " + failed.getMessage());
         } else if (logger.isDebugEnabled()) {
           logger.debug("Key expression '" + LogText.of(source) + "' failed: " + LogText.of(failed.getMessage()));

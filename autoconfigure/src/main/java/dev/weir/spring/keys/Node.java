@@ -67,13 +67,21 @@ abstract class Node {
 
   /** {@code #args}: the call's argument array itself. */
   static final class AllArguments extends Node {
+    /** How many of the values are the call's arguments (a cost expression's end with the result); -1: all. */
+    private final int count;
+
     AllArguments(String source, int start, int end) {
+      this(source, start, end, -1);
+    }
+
+    AllArguments(String source, int start, int end, int count) {
       super(source, start, end);
+      this.count = count;
     }
 
     @Override
     Object evaluate(Object[] args) {
-      return args;
+      return count < 0 || args.length <= count ? args : java.util.Arrays.copyOf(args, count);
     }
   }
 

@@ -124,6 +124,72 @@ class HonourUpstreamTests {
     });
   }
 
+  @ParameterizedTest
+  @EnumSource(Client.class)
+  void aSpentTokenBudgetOfAModelProviderPausesUntilItsReset(Client client) {
+    server.answer("/partner/chat", 200, "the answer", "x-ratelimit-remaining-tokens", "0",
+        "x-ratelimit-reset-tokens", "1m2.5s", "x-ratelimit-remaining-requests", "99",
+        "x-ratelimit-reset-requests", "20ms");
+    runner().run(context -> {
+      assertThat(client.get(context, base(), "/partner/chat")).isEqualTo("the answer");
+      BlockException paused = assertRefusedBy(RuleKind.FLOW, () -> client.get(context, base(), "/partner/chat"));
+      assertThat(paused.retryAfter()).isEqualTo(Duration.ofMillis(62_500));
+      assertThat(server.hits("/partner/chat")).as("nothing was sent while paused").isEqualTo(1);
+      ticker(context).advance(Duration.ofMillis(62_499));
+      assertRefusedBy(RuleKind.FLOW, () -> client.get(context, base(), "/partner/orders"));
+      ticker(context).advance(Duration.ofMillis(1));
+      assertThat(client.get(context, base(), "/partner/orders")).isEqualTo("ok");
+    });
+  }
+
+  @Test
+  void aSpentRequestBudgetPausesAndTheLaterResetOfTwoSpentBudgetsWins() {
+    server.answer("/partner/both", 200, "b", "x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", "20ms",
+        "x-ratelimit-remaining-requests", "0", "x-ratelimit-reset-requests", "6m0s");
+    runner().run(context -> {
+      Client.REST_CLIENT.get(context, base(), "/partner/both");
+      assertThat(assertRefusedBy(RuleKind.FLOW, () -> Client.REST_CLIENT.get(context, base(), "/partner/a"))
+          .retryAfter()).isEqualTo(Duration.ofMinutes(6));
+    });
+  }
+
+  @Test
+  void aSpentAnthropicBudgetPausesUntilItsResetTime() {
+    // the JDK's server sets Date itself, in whole seconds: the reset counts from it (see the HTTP-date test)
+    runner().run(context -> {
+      server.answer("/partner/msg", 200, "m", "anthropic-ratelimit-output-tokens-remaining", "0",
+          "anthropic-ratelimit-output-tokens-reset",
+          java.time.OffsetDateTime.now(ZoneOffset.UTC).plusSeconds(5).toString());
+      Client.WEB_CLIENT.get(context, base(), "/partner/msg");
+      assertThat(assertRefusedBy(RuleKind.FLOW, () -> Client.WEB_CLIENT.get(context, base(), "/partner/msg"))
+          .retryAfter()).isBetween(Duration.ofSeconds(2), Duration.ofSeconds(6));
+      assertThat(server.hits("/partner/msg")).isEqualTo(1);
+    });
+  }
+
+  @Test
+  void providerBudgetHeadersThatAreNotValidAskForNothing() {
+    String[][] garbage = {
+        {"x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", "-1s"},
+        {"x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", "1d"},
+        {"x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", "1" + "0".repeat(100) + "s"},
+        {"x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", "1h" + "1s".repeat(40)},
+        {"x-ratelimit-remaining-tokens", "-0", "x-ratelimit-reset-tokens", "5s"},
+        {"x-ratelimit-remaining-tokens", "1", "x-ratelimit-reset-tokens", "5s"},
+        {"x-ratelimit-remaining-requests", "0", "x-ratelimit-reset-requests", "5 s"},
+        {"anthropic-ratelimit-tokens-remaining", "0", "anthropic-ratelimit-tokens-reset", "2099-13-45T99:00:00Z"},
+    };
+    runner().run(context -> {
+      for (int i = 0; i < garbage.length; i++) {
+        String path = "/partner/garbage-" + i;
+        server.answer(path, 200, "g", garbage[i]);
+        Client.REST_CLIENT.get(context, base(), path);
+        assertThat(Client.REST_CLIENT.get(context, base(), "/partner/next-" + i))
+            .as("no pause after %s", String.join(" ", garbage[i])).isEqualTo("ok");
+      }
+    });
+  }
+
   @Test
   void aDelayOverAnHourIsHonouredForAnHour() {
     server.answer("/partner/busy", 429, "", "Retry-After", "99999999999999999999999999");
@@ -163,7 +229,8 @@ class HonourUpstreamTests {
 
   @Test
   void withoutHonourUpstreamAnAnswerPausesNothing() {
-    server.answer("/partner/busy", 429, "slow down", "Retry-After", "2", "RateLimit", "\"x\";r=0;t=3");
+    server.answer("/partner/busy", 429, "slow down", "Retry-After", "2", "RateLimit", "\"x\";r=0;t=3",
+        "x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", "5s");
     runner("weir.client.honour-upstream=false").run(context -> {
       assertThat(context).doesNotHaveBean(UpstreamPauses.class);
       catchThrowable(() -> Client.REST_CLIENT.get(context, base(), "/partner/busy"));

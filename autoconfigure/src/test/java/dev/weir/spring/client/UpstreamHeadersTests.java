@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import dev.weir.spring.test.CpuTime;
+import dev.weir.spring.test.Fuzz;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -114,6 +115,119 @@ class UpstreamHeadersTests {
     HttpHeaders many = new HttpHeaders();
     many.put("RateLimit", lines);
     assertThat(UpstreamHeaders.pauseMillis(200, many, NOW)).as("more field lines than read").isZero();
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "1s | 1000000000", "6m0s | 360000000000", "20ms | 20000000", "0h2m3.5s | 123500000000", "0 | 0",
+      "1h0m0.001s | 3600000000000", "0s | 0", "1.5ms | 1500000", "250us | 250000", "250\u00b5s | 250000",
+      "250\u03bcs | 250000", "7ns | 7", ".5s | 500000000", "5.s | 5000000000", "1m1m | 120000000000",
+      "2h | 3600000000000", "99999999999999999999999h | 3600000000000", "59m59.999999999999999s | 3600000000000",
+      "59m59.5s | 3599500000000", "0.0000000001s | 1"})
+  void providerDurationsAreRead(String value, long nanos) {
+    assertThat(UpstreamHeaders.durationNanos(value)).isEqualTo(nanos);
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "''", "s", "1", "-1s", "+1s", "1 s", "1S", "1sec", "1d", "1..5s", ".s", "'1s x'", "1e3s", "1h-2m", "00", "5.",
+      "1\u00b5", "NaNs"})
+  void invalidProviderDurationsAreNone(String value) {
+    assertThat(UpstreamHeaders.durationNanos(value)).isEqualTo(-1);
+  }
+
+  @Test
+  void aSpentProviderBudgetPausesUntilItsReset() {
+    assertThat(pause(200, "x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", "6m0s")).isEqualTo(360_000);
+    assertThat(pause(200, "x-ratelimit-remaining-requests", "0", "x-ratelimit-reset-requests", "20ms"))
+        .isEqualTo(20);
+    assertThat(pause(200, "x-ratelimit-remaining-requests", "0", "x-ratelimit-reset-requests", "1500us"))
+        .as("rounded up to a whole millisecond").isEqualTo(2);
+    assertThat(pause(200, "x-ratelimit-remaining-tokens", "12", "x-ratelimit-reset-tokens", "6m0s"))
+        .as("tokens left").isZero();
+    assertThat(pause(200, "x-ratelimit-remaining-tokens", "0")).as("no reset").isZero();
+    assertThat(pause(200, "x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", "soon")).isZero();
+    assertThat(pause(200, "x-ratelimit-remaining-tokens", "-0", "x-ratelimit-reset-tokens", "1s")).isZero();
+    assertThat(pause(200, "x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-requests", "1s"))
+        .as("the reset of the other budget").isZero();
+    assertThat(pause(200, "x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", "3h"))
+        .as("capped at an hour").isEqualTo(3_600_000);
+  }
+
+  @Test
+  void theLatestResetOfTheSpentBudgetsAndRateLimitIsHonoured() {
+    assertThat(pause(200, "x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", "2s",
+        "x-ratelimit-remaining-requests", "0", "x-ratelimit-reset-requests", "5s")).isEqualTo(5000);
+    assertThat(pause(200, "x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", "2s",
+        "RateLimit", "\"x\";r=0;t=3")).isEqualTo(3000);
+    assertThat(pause(200, "x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", "4s",
+        "RateLimit", "\"x\";r=0;t=3")).isEqualTo(4000);
+    assertThat(pause(429, "Retry-After", "1", "x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", "4s"))
+        .as("a valid Retry-After wins").isEqualTo(1000);
+  }
+
+  @Test
+  void anthropicBudgetsPauseUntilTheirResetTime() {
+    assertThat(pause(200, "anthropic-ratelimit-tokens-remaining", "0", "anthropic-ratelimit-tokens-reset",
+        "2030-01-02T03:04:35Z")).isEqualTo(30_000);
+    assertThat(pause(200, "anthropic-ratelimit-output-tokens-remaining", "0",
+        "anthropic-ratelimit-output-tokens-reset", "2030-01-02T04:04:35.5+01:00")).isEqualTo(30_500);
+    assertThat(pause(200, "Date", "Sat, 01 Jan 2000 00:00:00 GMT", "anthropic-ratelimit-requests-remaining", "0",
+        "anthropic-ratelimit-requests-reset", "2000-01-01T00:00:07Z")).as("from the answer's Date").isEqualTo(7000);
+    assertThat(pause(200, "anthropic-ratelimit-tokens-remaining", "0", "anthropic-ratelimit-tokens-reset",
+        "2030-01-02T03:04:00Z")).as("in the past").isZero();
+    assertThat(pause(200, "anthropic-ratelimit-tokens-remaining", "0", "anthropic-ratelimit-tokens-reset",
+        "2031-01-02T03:04:00Z")).as("capped at an hour").isEqualTo(3_600_000);
+    assertThat(pause(200, "anthropic-ratelimit-tokens-remaining", "0", "anthropic-ratelimit-tokens-reset",
+        "tomorrow")).isZero();
+    assertThat(pause(200, "anthropic-ratelimit-tokens-remaining", "5", "anthropic-ratelimit-tokens-reset",
+        "2030-01-02T03:04:35Z")).isZero();
+  }
+
+  @Test
+  void budgetValuesOverTheirBoundAreIgnoredWhole() {
+    String longReset = "0".repeat(UpstreamHeaders.MAX_RETRY_AFTER_LENGTH) + "5s";
+    assertThat(pause(200, "x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", longReset)).isZero();
+    String longRemaining = "0".repeat(UpstreamHeaders.MAX_RETRY_AFTER_LENGTH + 1);
+    assertThat(pause(200, "x-ratelimit-remaining-tokens", longRemaining, "x-ratelimit-reset-tokens", "5s")).isZero();
+  }
+
+  /**
+   * The duration parser on random and mutated values (a fixed seed, {@link Fuzz}): never an exception,
+   * never a duration over the cap or below -1, each read within a CPU-time bound, and the whole
+   * header path as well on the same values.
+   */
+  @Test
+  @Timeout(60)
+  void noProviderDurationThrowsOrTakesLong() {
+    Fuzz fuzz = Fuzz.of(0x5EED_0039L, 20_000, Duration.ofMillis(200));
+    String alphabet = "0123456789.hmsunµμ -+eE\t\u0000";
+    String[] seeds = {"1h2m3.5s", "6m0s", "20ms", "1.5us", "0", "999999999999h"};
+    int read = fuzz.forEachTry(0, "provider durations", (attempt, random) -> {
+      StringBuilder value = new StringBuilder(seeds[random.nextInt(seeds.length)]);
+      int edits = random.nextInt(1, 10);
+      for (int e = 0; e < edits; e++) {
+        int at = random.nextInt(value.length() + 1);
+        switch (random.nextInt(3)) {
+          case 0 -> value.insert(at, alphabet.charAt(random.nextInt(alphabet.length())));
+          case 1 -> { if (at < value.length()) { value.deleteCharAt(at); } }
+          default -> value.insert(at, String.valueOf(value).repeat(random.nextInt(1, 8)));
+        }
+      }
+      String text = value.length() > 2000 ? value.substring(0, 2000) : value.toString();
+      long start = CpuTime.current();
+      long nanos = UpstreamHeaders.durationNanos(text);
+      long millis = pause(200, "x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", text);
+      fuzz.withinBound(start, "reading the duration", attempt, text);
+      if (nanos < -1 || nanos > UpstreamHeaders.MAX_PAUSE.toNanos()) {
+        throw new AssertionError(fuzz.describe("a duration of " + nanos + " ns", attempt, text));
+      }
+      if (millis < 0 || millis > UpstreamHeaders.MAX_PAUSE.toMillis()) {
+        throw new AssertionError(fuzz.describe("a pause of " + millis + " ms", attempt, text));
+      }
+      return nanos >= 0;
+    });
+    assertThat(read).as("some mutated values are still durations").isPositive();
   }
 
   /**

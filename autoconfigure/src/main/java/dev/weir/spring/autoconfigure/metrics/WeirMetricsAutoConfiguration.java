@@ -2,7 +2,9 @@ package dev.weir.spring.autoconfigure.metrics;
 
 import dev.weir.Weir;
 import dev.weir.spring.autoconfigure.WeirAutoConfiguration;
+import dev.weir.spring.aop.RateLimitedAdvisor;
 import dev.weir.spring.metrics.RuleSourceMeterBinder;
+import dev.weir.spring.metrics.SettleMeterBinder;
 import dev.weir.spring.metrics.WeirMeterBinder;
 import dev.weir.spring.properties.WeirProperties;
 import dev.weir.spring.rules.RuleSources;
@@ -21,7 +23,9 @@ import org.springframework.context.annotation.Bean;
  * {@code weir.metrics.tags} on every meter. Applies when Micrometer is present and the application
  * has a {@link Weir} engine and a meter registry; a {@link WeirMeterBinder} bean of the
  * application's replaces it. With rule sources, a {@link RuleSourceMeterBinder} counts their refused
- * contents ({@code weir.rules.source.failures}).
+ * contents ({@code weir.rules.source.failures}); with {@code @RateLimited} methods, a
+ * {@link SettleMeterBinder} counts the calls whose settle expression gave no cost
+ * ({@code weir.settle.failures}).
  */
 @AutoConfiguration(after = WeirAutoConfiguration.class, afterName = {
     "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
@@ -48,5 +52,15 @@ public final class WeirMetricsAutoConfiguration {
         .map(tag -> Tag.of(tag.getKey(), tag.getValue()))
         .toList();
     return new RuleSourceMeterBinder(sources, tags);
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  @ConditionalOnBean(RateLimitedAdvisor.class)
+  SettleMeterBinder weirSettleMeterBinder(RateLimitedAdvisor advisor, WeirProperties properties) {
+    List<Tag> tags = properties.getMetrics().getTags().entrySet().stream()
+        .map(tag -> Tag.of(tag.getKey(), tag.getValue()))
+        .toList();
+    return new SettleMeterBinder(advisor.settleFailures(), tags);
   }
 }
