@@ -45,12 +45,21 @@ final class ArgumentNames implements Function<String, @Nullable KeyArguments> {
       }
     }
     this.advisor = advisor;
+    this.aiResource = org.springframework.util.ClassUtils.isPresent("org.springframework.ai.chat.client.ChatClient",
+        ArgumentNames.class.getClassLoader()) ? properties.getAi().getResource() : null;
   }
+
+  /** The resource of ChatClient calls when Spring AI is present, else null. */
+  private final @Nullable String aiResource;
 
   @Override
   public @Nullable KeyArguments apply(String resource) {
     RateLimitedAdvisor rateLimited = advisor.getIfUnique();
     List<Method> methods = rateLimited == null ? List.of() : rateLimited.methods(resource);
+    if (resource.equals(aiResource)) { // ChatClient calls: [key, request, principal]
+      return new KeyArguments(List.of("key", "request", "principal"),
+          List.of(String.class, dev.weir.spring.web.RequestView.class, String.class));
+    }
     if (routes.contains(resource)) {
       if (!methods.isEmpty()) {
         throw new IllegalArgumentException("'" + resource + "' is both a route (weir.web.routes or"

@@ -95,6 +95,8 @@ public class WeirProperties {
   private final Grpc grpc = new Grpc();
   private final Client client = new Client();
 
+  private final Ai ai = new Ai();
+
   private final CompatibilityVerifier compatibilityVerifier = new CompatibilityVerifier();
 
   public boolean isEnabled() {
@@ -207,6 +209,10 @@ public class WeirProperties {
 
   public Client getClient() {
     return client;
+  }
+
+  public Ai getAi() {
+    return ai;
   }
 
   public CompatibilityVerifier getCompatibilityVerifier() {
@@ -607,6 +613,32 @@ public class WeirProperties {
    * each method as the IN resource {@code grpc:<service>/<method>} and a client interceptor each called method
    * as the OUT resource {@code grpc-client:<service>/<method>}.
    */
+  /** Spring AI: each ChatClient call is a call of one resource whose rules count tokens. */
+  public static class Ai {
+
+    /** The resource of ChatClient calls (a ChatClientCustomizer adds Weir's advisor); its flow and param-flow rules count tokens. */
+    private String resource = "ai:chat";
+
+    /** Tokens a call takes before it runs when its request sets no max tokens; settled to the answer's total tokens after it. */
+    private long estimateTokens = 1000;
+
+    public String getResource() {
+      return resource;
+    }
+
+    public void setResource(String resource) {
+      this.resource = resource;
+    }
+
+    public long getEstimateTokens() {
+      return estimateTokens;
+    }
+
+    public void setEstimateTokens(long estimateTokens) {
+      this.estimateTokens = estimateTokens;
+    }
+  }
+
   public static class Grpc {
 
     /** Whether the gRPC interceptor beans are made (Spring gRPC applies them to every service and channel). */

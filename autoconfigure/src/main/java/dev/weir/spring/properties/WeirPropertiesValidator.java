@@ -57,6 +57,7 @@ public final class WeirPropertiesValidator {
     cluster(properties.getCluster(), clusterClient, out);
     rules(properties.getRules(), out);
     rulesStore(properties, out);
+    ai(properties.getAi(), out);
     routes(properties.getWeb().getRoutes(), out);
     return out;
   }
@@ -343,6 +344,26 @@ public final class WeirPropertiesValidator {
     if (rules.getFile() != null && !isRuleFileName(String.valueOf(rules.getFile().getFileName()))) {
       out.add(new RuleViolation(at + "file", "must end with .yml, .yaml (YAML) or .json (JSON), was '"
           + rules.getFile() + "'"));
+    }
+  }
+
+  private static void ai(WeirProperties.Ai ai, List<RuleViolation> out) {
+    String at = PREFIX + "ai.";
+    long estimate = ai.getEstimateTokens();
+    if (estimate < 1 || estimate > Integer.MAX_VALUE) {
+      out.add(new RuleViolation(at + "estimate-tokens", "must be from 1 to " + Integer.MAX_VALUE + " (the permits a"
+          + " call takes), was " + estimate));
+    }
+    String resource = ai.getResource();
+    if (resource == null || resource.isBlank()) {
+      out.add(new RuleViolation(at + "resource", "is required: the resource of ChatClient calls"));
+    } else {
+      // the rules' own check of a resource name (length, no control character)
+      for (RuleViolation violation : dev.weir.rule.RuleSet.of(dev.weir.rule.FlowRule.qps(resource, 1)).validate()) {
+        if (violation.field().endsWith("resource")) {
+          out.add(new RuleViolation(at + "resource", violation.message()));
+        }
+      }
     }
   }
 
