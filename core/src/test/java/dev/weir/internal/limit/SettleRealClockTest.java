@@ -126,7 +126,9 @@ class SettleRealClockTest {
     }
     long counted = window.inWindow() - window.unspentCredits() - window.strandedCredits();
     assertThat(counted + window.owed()).as("every settled permit counted or owed").isEqualTo(settled);
-    assertThat(mostOwed.get()).as("debts were deferred under contention, and paid or still owed").isPositive();
+    // Whether a debt was ever deferred depends on how the threads interleaved; a full build's load
+    // has left it at 0 after 50 rounds. Deferred debts are driven deterministically by
+    // SettleInterleavingTest; here the bound and the conservation above hold either way.
   }
 
   /**
