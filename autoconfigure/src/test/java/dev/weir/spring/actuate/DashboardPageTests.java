@@ -87,8 +87,9 @@ class DashboardPageTests {
       String found = reference.find() ? reference.group() : null;
       assertThat(found).as("a reference to another file").isNull();
       assertThat(html).doesNotContain("http://", "https://");
+      // 64 KiB until the fleet tab and the waiting calls (issues 40 and 42) took the page to 67 KB
       assertThat(html.getBytes(java.nio.charset.StandardCharsets.UTF_8).length).as("the whole page, in bytes")
-          .isLessThan(64 * 1024);
+          .isLessThan(72 * 1024);
     }
 
     @Test
