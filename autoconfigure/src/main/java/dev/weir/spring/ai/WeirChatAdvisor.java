@@ -150,7 +150,15 @@ public final class WeirChatAdvisor implements CallAdvisor, StreamAdvisor {
         return Flux.error(refused);
       }
       AtomicReference<@Nullable Long> total = new AtomicReference<>();
-      return chain.nextStream(request)
+      Flux<ChatClientResponse> answers;
+      try {
+        answers = chain.nextStream(request);
+      } catch (RuntimeException | Error failure) { // the chain failed before it gave a stream: give the place back
+        entry.recordError(failure);
+        entry.close();
+        throw failure;
+      }
+      return answers
           .doOnNext(chunk -> {
             Long reported = chunk == null ? null : totalTokens(chunk.chatResponse());
             if (reported != null) {

@@ -17,9 +17,6 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
@@ -314,21 +311,7 @@ public final class FleetTrafficRedis implements FleetTraffic {
   }
 
   private static <T> T await(RedisFuture<T> future) {
-    try {
-      return future.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      future.cancel(false);
-      throw new Unreachable("Redis did not answer within " + TIMEOUT.toMillis() + " ms");
-    } catch (InterruptedException e) {
-      future.cancel(false);
-      Thread.currentThread().interrupt();
-      throw new Unreachable("interrupted while waiting for Redis");
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause() != null ? e.getCause() : e;
-      throw new Unreachable(cause.getClass().getSimpleName() + ": " + cause.getMessage());
-    } catch (RuntimeException e) {
-      throw new Unreachable(e.getClass().getSimpleName() + ": " + e.getMessage());
-    }
+    return RedisAwait.await(future, TIMEOUT, Unreachable::new);
   }
 
   /** A count the script answered (an integer reply); 0 for anything else. */

@@ -192,6 +192,43 @@ class ChatTokenLimitTests {
   }
 
   @Test
+  void aChainThatFailsBeforeGivingAStreamGivesThePermitsBack() {
+    runner.run(context -> {
+      WeirChatAdvisor advisor = context.getBean(WeirChatAdvisor.class);
+      Weir weir = context.getBean(Weir.class);
+      org.springframework.ai.chat.client.advisor.api.StreamAdvisorChain broken =
+          new org.springframework.ai.chat.client.advisor.api.StreamAdvisorChain() {
+            @Override
+            public Flux<org.springframework.ai.chat.client.ChatClientResponse> nextStream(
+                org.springframework.ai.chat.client.ChatClientRequest request) {
+              throw new IllegalStateException("no stream");
+            }
+
+            @Override
+            public List<org.springframework.ai.chat.client.advisor.api.StreamAdvisor> getStreamAdvisors() {
+              return List.of();
+            }
+
+            @Override
+            public org.springframework.ai.chat.client.advisor.api.StreamAdvisorChain copy(
+                org.springframework.ai.chat.client.advisor.api.StreamAdvisor after) {
+              return this;
+            }
+
+            @Override
+            public io.micrometer.observation.ObservationRegistry getObservationRegistry() {
+              return io.micrometer.observation.ObservationRegistry.NOOP;
+            }
+          };
+      var request = new org.springframework.ai.chat.client.ChatClientRequest(new Prompt("hello"), java.util.Map.of());
+      assertThatThrownBy(() -> advisor.adviseStream(request, broken).blockLast(Duration.ofSeconds(5)))
+          .isInstanceOf(IllegalStateException.class);
+      assertThat(weir.statistics("ai:chat").activeCalls()).as("the call's place given back").isZero();
+      assertThat(weir.statistics("ai:chat").totalFailed()).as("its 100 permits, failed").isEqualTo(100);
+    });
+  }
+
+  @Test
   void backsOffWithoutSpringAi() {
     runner.withClassLoader(new FilteredClassLoader(ChatClient.class)).run(context -> {
       assertThat(context).hasNotFailed();
