@@ -18,13 +18,30 @@ final class Handler {
       MethodType.methodType(Object.class, Object.class, Object[].class, Throwable.class);
 
   final Class<? extends Throwable> appliesTo;
-  private final MethodHandle invoker;
+  private final @Nullable MethodHandle invoker;
   private final Method method;
+  /** A suspend handler: how many of the call's arguments it takes, and whether it takes the throwable. */
+  private final int argCount;
+  private final boolean takesThrowable;
 
-  private Handler(Class<? extends Throwable> appliesTo, MethodHandle invoker, Method method) {
+  private Handler(Class<? extends Throwable> appliesTo, @Nullable MethodHandle invoker, Method method, int argCount,
+      boolean takesThrowable) {
     this.appliesTo = appliesTo;
     this.invoker = invoker;
     this.method = method;
+    this.argCount = argCount;
+    this.takesThrowable = takesThrowable;
+  }
+
+  /**
+   * A Kotlin suspend handler, of a suspend function: invoked through Spring's coroutine bridge, it
+   * answers with a {@code Mono} of its result, which the guarded call's publisher then serves (see
+   * {@link ReactorCalls#handled}). Its parameters are counted without the continuation.
+   */
+  static Handler suspending(Method method, int argCount, boolean takesArgs, boolean takesThrowable,
+      Class<? extends Throwable> appliesTo) {
+    ReflectionUtils.makeAccessible(method);
+    return new Handler(appliesTo, null, method, takesArgs ? argCount : 0, takesThrowable);
   }
 
   /**
@@ -52,7 +69,7 @@ final class Handler {
     }
     handle = takesArgs ? handle.asSpreader(1, Object[].class, argCount)
         : MethodHandles.dropArguments(handle, 1, Object[].class);
-    return new Handler(appliesTo, handle.asType(INVOKER_TYPE), method);
+    return new Handler(appliesTo, handle.asType(INVOKER_TYPE), method, argCount, takesThrowable);
   }
 
   /** The handler method, for the native-image hints of {@link RateLimitedAotProcessor}. */
@@ -65,7 +82,15 @@ final class Handler {
   }
 
   @Nullable Object invoke(@Nullable Object target, Object[] args, Throwable throwable) throws Throwable {
-    return (Object) invoker.invokeExact(target, args, throwable);
+    MethodHandle handle = invoker;
+    if (handle == null) {
+      Object[] handlerArgs = java.util.Arrays.copyOf(args, argCount + (takesThrowable ? 1 : 0));
+      if (takesThrowable) {
+        handlerArgs[argCount] = throwable;
+      }
+      return org.springframework.core.CoroutinesUtils.invokeSuspendingFunction(method, target, handlerArgs);
+    }
+    return (Object) handle.invokeExact(target, args, throwable);
   }
 
   @Override

@@ -172,12 +172,14 @@ final class HandlerResolver {
         rejected.add(signature(candidate) + ": " + mismatch);
         continue;
       }
-      int leading = kind.takesArgs ? method.getParameterCount() : 0;
-      boolean takesThrowable = candidate.getParameterCount() > leading;
+      int leading = kind.takesArgs ? ReturnKind.callParameters(method).length : 0;
+      Class<?>[] candidateParameters = ReturnKind.callParameters(candidate);
+      boolean takesThrowable = candidateParameters.length > leading;
       Class<? extends Throwable> appliesTo = takesThrowable
-          ? candidate.getParameterTypes()[leading].asSubclass(Throwable.class) : Throwable.class;
+          ? candidateParameters[leading].asSubclass(Throwable.class) : Throwable.class;
       for (Method other : matched) {
-        Class<?> otherType = other.getParameterCount() > leading ? other.getParameterTypes()[leading] : Throwable.class;
+        Class<?>[] otherParameters = ReturnKind.callParameters(other);
+        Class<?> otherType = otherParameters.length > leading ? otherParameters[leading] : Throwable.class;
         if (otherType == appliesTo) {
           throw new RateLimitedDeclarationException(beanClass, method,
               "@RateLimited on " + describe(beanClass, method) + " names " + kind.attribute + " \"" + name
@@ -187,7 +189,9 @@ final class HandlerResolver {
         }
       }
       matched.add(candidate);
-      handlers.add(Handler.of(candidate, leading, kind.takesArgs, takesThrowable, appliesTo));
+      handlers.add(ReturnKind.isSuspending(candidate)
+          ? Handler.suspending(candidate, leading, kind.takesArgs, takesThrowable, appliesTo)
+          : Handler.of(candidate, leading, kind.takesArgs, takesThrowable, appliesTo));
     }
     if (handlers.isEmpty()) {
       throw notFound(kind, name, holder, staticOnly, rejected);
@@ -201,14 +205,20 @@ final class HandlerResolver {
     if (staticOnly && !isStatic) {
       return "is not static; a handler in another class than the bean's must be static";
     }
-    Class<?>[] leading = kind.takesArgs ? method.getParameterTypes() : new Class<?>[0];
-    Class<?>[] params = candidate.getParameterTypes();
+    Class<?>[] leading = kind.takesArgs ? ReturnKind.callParameters(method) : new Class<?>[0];
+    Class<?>[] params = ReturnKind.callParameters(candidate);
     int extra = params.length - leading.length;
     boolean shapeOk = extra >= 0 && extra <= 1
         && Arrays.equals(Arrays.copyOf(params, leading.length), leading)
         && (extra == 1 ? kind.bound.isAssignableFrom(params[leading.length]) : !kind.throwableRequired);
     if (!shapeOk) {
       return "takes (" + names(params) + "), expected " + expectedParameters(kind, leading);
+    }
+    if (returns == ReturnKind.SUSPEND) {
+      return suspendMismatch(candidate);
+    }
+    if (ReturnKind.isSuspending(candidate)) {
+      return "is a suspend function, which answers only a suspend function; " + method.getName() + " is not one";
     }
     Class<?> expectedReturn = method.getReturnType();
     Class<?> actualReturn = candidate.getReturnType();
@@ -227,6 +237,35 @@ final class HandlerResolver {
       return "returns " + actualReturn.getSimpleName() + ", which is not assignable to "
           + expectedReturn.getSimpleName();
     }
+    return checkedMismatch(candidate);
+  }
+
+  /**
+   * The return rule for a handler of a suspend function returning {@code R}: a suspend handler
+   * returning a subtype of {@code R}, or a plain one returning such a value (void for {@code Unit})
+   * or a {@code Mono} of it. The continuation parameters are not counted (see {@link ReturnKind#callParameters}).
+   */
+  private @Nullable String suspendMismatch(Method candidate) {
+    Class<?> expected = ReturnKind.suspendResult(method, beanClass);
+    boolean unit = expected.getName().equals("kotlin.Unit");
+    if (ReturnKind.isSuspending(candidate)) {
+      Class<?> actual = ReturnKind.suspendResult(candidate, candidate.getDeclaringClass());
+      if (!ClassUtils.isAssignable(expected, actual)) {
+        return "returns " + actual.getSimpleName() + ", which is not assignable to " + expected.getSimpleName();
+      }
+      return checkedMismatch(candidate);
+    }
+    Class<?> actual = candidate.getReturnType();
+    boolean ok = actual == void.class ? unit
+        : ClassUtils.isAssignable(expected, actual) || ReturnKind.of(candidate) == ReturnKind.MONO;
+    if (!ok) {
+      return "returns " + actual.getSimpleName() + ", which is not assignable to " + expected.getSimpleName()
+          + ", the result of suspend function " + method.getName();
+    }
+    return checkedMismatch(candidate);
+  }
+
+  private @Nullable String checkedMismatch(Method candidate) {
     for (Class<?> thrown : candidate.getExceptionTypes()) {
       if (isChecked(thrown) && !declares(method, thrown)) {
         return "declares checked exception " + thrown.getName() + ", which " + method.getName()
@@ -238,10 +277,12 @@ final class HandlerResolver {
 
   private RateLimitedDeclarationException notFound(Kind kind, String name, Class<?> holder, boolean staticOnly,
       List<String> rejected) {
-    String returnType = method.getReturnType().getSimpleName();
-    Class<?>[] leading = kind.takesArgs ? method.getParameterTypes() : new Class<?>[0];
+    boolean suspending = returns == ReturnKind.SUSPEND;
+    String returnType = suspending ? ReturnKind.suspendResult(method, beanClass).getSimpleName()
+        : method.getReturnType().getSimpleName();
+    Class<?>[] leading = kind.takesArgs ? ReturnKind.callParameters(method) : new Class<?>[0];
     List<String> expected = new ArrayList<>();
-    String prefix = (staticOnly ? "static " : "") + returnType + " " + name + "(";
+    String prefix = (staticOnly ? "static " : "") + (suspending ? "[suspend] " : "") + returnType + " " + name + "(";
     switch (kind) {
       case BLOCK_HANDLER -> {
         expected.add(prefix + names(leading, "BlockException") + ")");
@@ -271,7 +312,8 @@ final class HandlerResolver {
       description.append("\n\t").append(reason);
     }
     description.append("\n\nSignatures that would match (")
-        .append(staticOnly ? "static, any visibility" : "any visibility, static or not").append("):");
+        .append(staticOnly ? "static, any visibility" : "any visibility, static or not")
+        .append(suspending ? "; a suspend function or a plain one, its continuation not counted" : "").append("):");
     for (String signature : expected) {
       description.append("\n\t").append(signature);
     }
@@ -289,13 +331,17 @@ final class HandlerResolver {
   }
 
   static String describe(Class<?> beanClass, Method method) {
-    return beanClass.getName() + "." + method.getName() + "(" + names(method.getParameterTypes()) + ")";
+    return (ReturnKind.isSuspending(method) ? "suspend " : "") + beanClass.getName() + "." + method.getName() + "("
+        + names(ReturnKind.callParameters(method)) + ")";
   }
 
   private static String signature(Method candidate) {
     String modifiers = Modifier.toString(candidate.getModifiers() & (Modifier.methodModifiers() & ~Modifier.ABSTRACT));
-    return (modifiers.isEmpty() ? "" : modifiers + " ") + candidate.getReturnType().getSimpleName() + " "
-        + candidate.getName() + "(" + names(candidate.getParameterTypes()) + ")";
+    boolean suspending = ReturnKind.isSuspending(candidate);
+    String returnType = suspending ? ReturnKind.suspendResult(candidate, candidate.getDeclaringClass()).getSimpleName()
+        : candidate.getReturnType().getSimpleName();
+    return (modifiers.isEmpty() ? "" : modifiers + " ") + (suspending ? "suspend " : "") + returnType + " "
+        + candidate.getName() + "(" + names(ReturnKind.callParameters(candidate)) + ")";
   }
 
   private static String names(Class<?>[] types, String... more) {

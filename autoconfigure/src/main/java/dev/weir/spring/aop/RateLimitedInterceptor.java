@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  * refusals and failures to the handlers resolved at startup. Each method's resource is resolved
  * once, on its first call, into the engine's {@link dev.weir.Resource} handle, which its calls then
  * use. Exceptions leave as they came, never wrapped, so checked ones reach the caller as declared. A method whose work completes after it
- * returns is guarded until then, by {@link StageCalls} or {@link ReactorCalls}. Each refusal is
+ * returns is guarded until then, by {@link StageCalls} or {@link ReactorCalls}; so is a Kotlin suspend
+ * function, whose call Spring's proxy runs as a {@code Mono} that it awaits in the caller's coroutine. Each refusal is
  * told to the {@link RefusalObserver} before any handler answers it (with Micrometer, an event of
  * the current observation); nothing is told of admitted calls. A call's criticality is the
  * annotation's, lowered by the claim of the request the thread serves ({@link CriticalityClaim});
@@ -41,6 +42,10 @@ final class RateLimitedInterceptor implements MethodInterceptor {
       return invocation.proceed();
     }
     Object[] args = invocation.getArguments();
+    if (guarded.returns == ReturnKind.SUSPEND) {
+      // the continuation is the proxy's, not an argument of the call: keys and handlers never see it
+      args = java.util.Arrays.copyOf(args, args.length - 1);
+    }
     GuardedMethod.Bound bound = guarded.bind(weir.get(), observer);
     if (guarded.returns != ReturnKind.VALUE) {
       return guarded.returns == ReturnKind.STAGE

@@ -169,6 +169,13 @@ final class RateLimitedMethods {
               + " static method is never called through the bean's proxy, so its calls would not be guarded.",
               "Make it an instance method of the bean and call it through the bean, or remove @RateLimited.");
         }
+        if (Modifier.isPrivate(modifiers) && org.springframework.core.KotlinDetector.isKotlinType(userClass)) {
+          throw new RateLimitedDeclarationException(userClass, method, "@RateLimited on "
+              + HandlerResolver.describe(userClass, method) + " cannot take effect: the function is private, and a"
+              + " private function is never called through the bean's proxy, so its calls would not be guarded.",
+              "Make it an open (non-private, non-inline) member function of the bean and call it through the bean,"
+                  + " or remove @RateLimited.");
+        }
         if (Modifier.isPrivate(modifiers)) {
           logger.warn("@RateLimited on " + HandlerResolver.describe(userClass, method) + " has no effect: "
               + "private methods are not called through the bean's proxy.");
@@ -203,6 +210,12 @@ final class RateLimitedMethods {
       return;
     }
     String what = finalClass ? "its class is final" : "the method is final";
+    if (org.springframework.core.KotlinDetector.isKotlinType(userClass)) {
+      // Kotlin classes and functions are final unless open; an inline function is always final, and
+      // its body is copied into its callers, so no proxy could see its calls anyway
+      what += " (Kotlin classes and functions are final unless declared open or opened by the kotlin-spring"
+          + " plugin; an inline function never is, its body is copied into its callers)";
+    }
     String why = classProxies
         ? "the bean is proxied by a subclass (spring.aop.proxy-target-class=true, Spring Boot's default), which"
             + " cannot " + (finalClass ? "extend a final class" : "override a final method")

@@ -53,8 +53,13 @@ final class ReactorCalls {
     if (assembled == null) {
       return null;
     }
-    if (guarded.returns == ReturnKind.MONO) {
+    if (guarded.returns == ReturnKind.MONO || guarded.returns == ReturnKind.SUSPEND && assembled instanceof Mono) {
+      // a suspend function's Mono is the one its proxy awaits in the caller's coroutine: a refusal is
+      // its error, thrown there, and a cancelled coroutine cancels this subscription
       return new GuardedMono<>(uncheckedMono(assembled), bound, guarded, target, args);
+    }
+    if (guarded.returns == ReturnKind.FLOW) {
+      return KotlinFlows.asFlow(new GuardedFlux<>(KotlinFlows.asFlux(assembled), bound, guarded, target, args));
     }
     return new GuardedFlux<>(Flux.from(uncheckedPublisher(assembled)), bound, guarded, target, args);
   }
@@ -70,6 +75,9 @@ final class ReactorCalls {
       answer = guarded.failed(target, args, failure);
     } catch (Throwable passedOn) {
       return mono ? Mono.error(passedOn) : Flux.error(passedOn);
+    }
+    if (guarded.returns == ReturnKind.FLOW && KotlinFlows.isFlow(answer)) {
+      return KotlinFlows.asFlux(answer);
     }
     if (answer instanceof Publisher<?> publisher) {
       return mono ? Mono.from(uncheckedPublisher(publisher)) : Flux.from(uncheckedPublisher(publisher));

@@ -21,13 +21,24 @@ class DeclarationTests {
       .withConfiguration(AutoConfigurations.of(WeirAutoConfiguration.class));
 
   @Test
-  void aKotlinSuspendFunctionIsRefusedAtStartWithTheReason() {
+  void aSuspendBlockHandlerOfTheWrongSignatureStopsTheStartNamingWhatWouldMatch() {
     contexts.withBean(SuspendingService.class).run(context -> {
       assertThat(context).hasFailed();
       assertThat(context.getStartupFailure()).rootCause()
-          .hasMessageContaining("SuspendingService.call")
-          .hasMessageContaining("Kotlin suspend function")
-          .hasMessageContaining("guarded only until its first suspension");
+          .hasMessageContaining("suspend dev.weir.spring.async.SuspendingService.call(String)")
+          .hasMessageContaining("suspend String blocked(int, BlockException): takes (int, BlockException)")
+          .hasMessageContaining("[suspend] String blocked(String, BlockException)")
+          .hasMessageContaining("its continuation not counted");
+    });
+  }
+
+  @Test
+  void aPrivateKotlinFunctionStopsTheStart() {
+    contexts.withBean(PrivateSuspendingService.class).run(context -> {
+      assertThat(context).hasFailed();
+      assertThat(context.getStartupFailure()).rootCause()
+          .hasMessageContaining("PrivateSuspendingService.hidden()")
+          .hasMessageContaining("the function is private");
     });
   }
 
