@@ -123,18 +123,28 @@ final class HandlerResolver {
     if (expression.isEmpty()) {
       return null;
     }
+    if (returns == ReturnKind.FLOW) {
+      throw new RateLimitedDeclarationException(beanClass, method,
+          "@RateLimited on " + describe(beanClass, method) + " sets settle = \"" + LogText.of(expression)
+              + "\", but it returns a Kotlin Flow, which has no result to read a cost from: each collection"
+              + " is guarded, and what it emits is the collector's, not the call's.",
+          "Remove settle, or return the cost-bearing value from a suspend function (settle then reads #result),"
+              + " or settle inside the flow with weir-kotlin's guard(settle = ...) (see docs/kotlin.md).");
+    }
     Class<?> result = returns.isAsync() ? ReturnKind.elementType(method, beanClass) : method.getReturnType();
-    if (result == void.class || result == Void.class) {
+    if (result == void.class || result == Void.class || result.getName().equals("kotlin.Unit")) {
       result = null;
     }
+    // a suspend function's continuation is not an argument: the expression sees its own parameters
+    Class<?>[] parameters = ReturnKind.callParameters(method);
     String[] found = PARAMETER_NAMES.getParameterNames(method);
     List<String> names = new ArrayList<>();
-    for (int i = 0; i < method.getParameterCount(); i++) {
-      names.add(found != null ? found[i] : "p" + i);
+    for (int i = 0; i < parameters.length; i++) {
+      names.add(found != null && found.length > i ? found[i] : "p" + i);
     }
     try {
       return new Settlement(KeyLanguage.compileCost(resource, expression,
-          new KeyArguments(names, List.of(method.getParameterTypes())), result), expression, result != null);
+          new KeyArguments(names, List.of(parameters)), result), expression, result != null);
     } catch (IllegalArgumentException invalid) {
       throw new RateLimitedDeclarationException(beanClass, method,
           "@RateLimited on " + describe(beanClass, method) + " sets settle = \"" + LogText.of(expression)

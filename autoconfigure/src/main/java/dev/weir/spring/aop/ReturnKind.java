@@ -37,6 +37,7 @@ enum ReturnKind {
   private static final String PUBLISHER_TYPE = "org.reactivestreams.Publisher";
   static final String KOTLIN_FLOW_TYPE = "kotlinx.coroutines.flow.Flow";
   private static final String COROUTINES_REACTOR_TYPE = "kotlinx.coroutines.reactor.MonoKt";
+  private static final String KOTLIN_REFLECT_TYPE = "kotlin.reflect.full.KClasses";
 
   /**
    * The kind of {@code method}, or a reason why it cannot be guarded until its work completes
@@ -65,11 +66,21 @@ enum ReturnKind {
 
   /** Why {@code method} cannot be guarded as declared, or null when it can. */
   static @Nullable String unsupported(Method method) {
+    return unsupported(method, method.getDeclaringClass().getClassLoader());
+  }
+
+  /** Why {@code method} cannot be guarded with the libraries {@code loader} finds, or null when it can. */
+  static @Nullable String unsupported(Method method, @Nullable ClassLoader loader) {
     Class<?> type = method.getReturnType();
-    ClassLoader loader = method.getDeclaringClass().getClassLoader();
     if (isSuspending(method) && !ClassUtils.isPresent(COROUTINES_REACTOR_TYPE, loader)) {
       return "is a Kotlin suspend function, and Spring runs a guarded suspend function through its Reactor bridge,"
           + " which needs org.jetbrains.kotlinx:kotlinx-coroutines-reactor on the classpath";
+    }
+    if (isSuspending(method) && !ClassUtils.isPresent(KOTLIN_REFLECT_TYPE, loader)) {
+      // Spring's bridge (CoroutinesUtils) finds the Kotlin function of the method through kotlin-reflect:
+      // without it the first call would fail, after the start said nothing
+      return "is a Kotlin suspend function, and Spring's bridge between a proxy and a suspend function reads it"
+          + " through Kotlin reflection, which needs org.jetbrains.kotlin:kotlin-reflect on the classpath";
     }
     if (type.getName().equals(KOTLIN_FLOW_TYPE) && !ClassUtils.isPresent(COROUTINES_REACTOR_TYPE, loader)) {
       return "returns a Kotlin Flow, and guarding each collection needs"
@@ -81,7 +92,7 @@ enum ReturnKind {
     }
     ReturnKind kind = of(method);
     if ((kind == MONO || kind == FLUX || kind == SUSPEND || kind == FLOW)
-        && !ClassUtils.isPresent(MONO_TYPE, method.getDeclaringClass().getClassLoader())) {
+        && !ClassUtils.isPresent(MONO_TYPE, loader)) {
       return "returns " + type.getName() + ", and guarding a publisher per subscription needs Reactor"
           + " (io.projectreactor:reactor-core) on the classpath";
     }

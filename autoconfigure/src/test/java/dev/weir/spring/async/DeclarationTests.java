@@ -4,10 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weir.BlockException;
 import dev.weir.annotation.RateLimited;
+import dev.weir.spring.aop.RateLimitedDeclarationException;
+import dev.weir.spring.aop.ReturnKindAccess;
 import dev.weir.spring.autoconfigure.WeirAutoConfiguration;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import reactor.core.publisher.Mono;
 
@@ -40,6 +44,55 @@ class DeclarationTests {
           .hasMessageContaining("PrivateSuspendingService.hidden()")
           .hasMessageContaining("the function is private");
     });
+  }
+
+  @Test
+  void aFlowFunctionWithASettleExpressionStopsTheStart() {
+    contexts.withBean(SettledFlowService.class).run(context -> {
+      assertThat(context).hasFailed();
+      assertThat(context.getStartupFailure()).rootCause()
+          .hasMessageContaining("SettledFlowService.numbers()")
+          .hasMessageContaining("returns a Kotlin Flow, which has no result to read a cost from");
+      assertThat(((RateLimitedDeclarationException) NestedExceptionUtils.getRootCause(context.getStartupFailure()))
+          .action()).contains("guard(settle = ...)");
+    });
+  }
+
+  @Test
+  void anInlineKotlinFunctionStopsTheStartNamingWhy() {
+    contexts.withBean(InlineService.class).run(context -> {
+      assertThat(context).hasFailed();
+      assertThat(context.getStartupFailure()).rootCause()
+          .hasMessageContaining("InlineService.twice(int)")
+          .hasMessageContaining("an inline function never is, its body is copied into its callers");
+    });
+  }
+
+  @Test
+  void aKotlinFunctionThatIsNotOpenStopsTheStartNamingWhy() {
+    contexts.withBean(ClosedFunctionService.class).run(context -> {
+      assertThat(context).hasFailed();
+      assertThat(context.getStartupFailure()).rootCause()
+          .hasMessageContaining("ClosedFunctionService.call()")
+          .hasMessageContaining("Kotlin classes and functions are final unless declared open");
+    });
+  }
+
+  @Test
+  void aSuspendFunctionNeedsKotlinReflectAndSaysSo() throws Exception {
+    java.lang.reflect.Method call = null;
+    for (java.lang.reflect.Method candidate : SuspendingService.class.getDeclaredMethods()) {
+      if (candidate.getName().equals("call")) {
+        call = candidate;
+      }
+    }
+    assertThat(call).isNotNull();
+    // with every library present it can be guarded; without kotlin-reflect, the start names it
+    assertThat(ReturnKindAccess.unsupported(call, getClass().getClassLoader())).isNull();
+    assertThat(ReturnKindAccess.unsupported(call, new FilteredClassLoader("kotlin.reflect.full")))
+        .contains("org.jetbrains.kotlin:kotlin-reflect");
+    assertThat(ReturnKindAccess.unsupported(call, new FilteredClassLoader("kotlinx.coroutines.reactor")))
+        .contains("org.jetbrains.kotlinx:kotlinx-coroutines-reactor");
   }
 
   static class MonoWithMismatchedFallback {

@@ -21,3 +21,25 @@ open class PrivateSuspendingService {
     @RateLimited("kotlin.private")
     private suspend fun hidden(): String = "hidden"
 }
+
+/** A bean whose guarded Flow function sets a settle expression, which a Flow cannot answer. */
+open class SettledFlowService {
+
+    @RateLimited("kotlin.flowSettle", settle = "#result")
+    open fun numbers(): kotlinx.coroutines.flow.Flow<Int> = kotlinx.coroutines.flow.flowOf(1, 2)
+}
+
+/** A bean with a guarded inline function: final, and copied into its callers. */
+open class InlineService {
+
+    @RateLimited("kotlin.inline")
+    @Suppress("NOTHING_TO_INLINE")
+    inline fun twice(x: Int): Int = x * 2
+}
+
+/** A bean with a guarded function that is not open (Kotlin's default): no subclass proxy can override it. */
+open class ClosedFunctionService {
+
+    @RateLimited("kotlin.closed")
+    suspend fun call(): String = "closed"
+}

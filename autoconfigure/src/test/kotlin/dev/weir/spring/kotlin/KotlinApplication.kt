@@ -53,10 +53,18 @@ open class KotlinApplication {
 class SeenCalls : ProcessorSlot() {
     val criticality = ConcurrentHashMap<String, ConcurrentLinkedQueue<Criticality>>()
 
+    /** The distinct origins of each resource's calls. */
+    val origins = ConcurrentHashMap<String, MutableSet<String>>()
+
+    /** The distinct context names of each resource's calls. */
+    val contexts = ConcurrentHashMap<String, MutableSet<String>>()
+
     override fun order() = 0
 
     override fun entry(invocation: Invocation): BlockException? {
         criticality.computeIfAbsent(invocation.resource()) { ConcurrentLinkedQueue() }.add(invocation.criticality())
+        origins.computeIfAbsent(invocation.resource()) { ConcurrentHashMap.newKeySet() }.add(invocation.origin())
+        contexts.computeIfAbsent(invocation.resource()) { ConcurrentHashMap.newKeySet() }.add(invocation.contextName())
         return null
     }
 }
@@ -145,6 +153,20 @@ open class KotlinCalls(private val weir: ObjectProvider<Weir>) {
     }
 
     private fun weirActive() = weir.getObject().statistics("kt.threads")?.activeCalls() ?: 0
+
+    /** Takes 50 permits, settled to the answer's length once the coroutine completes. */
+    @RateLimited("kt.settled", permits = 50, settle = "#result.length()")
+    open suspend fun settled(text: String): String {
+        delay(1)
+        return text
+    }
+
+    /** A call on Dispatchers.IO (or whatever the caller's dispatcher is), suspending once. */
+    @RateLimited("kt.io")
+    open suspend fun io(): String {
+        yield()
+        return "io"
+    }
 
     @RateLimited("kt.crit")
     open suspend fun critical(): String = withContext(Dispatchers.Default) { "crit" }

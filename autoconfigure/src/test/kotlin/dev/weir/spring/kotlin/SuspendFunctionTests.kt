@@ -14,7 +14,12 @@ import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.test.runTest
 import kotlinx.coroutines.withTimeout
+import kotlinx.coroutines.withContext
+import kotlinx.coroutines.reactor.asCoroutineContext
 import kotlinx.coroutines.yield
+import dev.weir.spring.reactive.ReactiveContext
+import dev.weir.spring.web.WebContext
+import reactor.util.context.Context
 import org.assertj.core.api.Assertions.assertThat
 import org.assertj.core.api.Assertions.assertThatThrownBy
 import org.junit.jupiter.api.Test
@@ -155,5 +160,34 @@ class SuspendFunctionTests {
         http().get().uri("/crit").header("X-Criticality", "SHEDDABLE").exchange()
             .expectStatus().isOk.expectBody(String::class.java).isEqualTo("crit")
         assertThat(seen.criticality["kt.crit"]).containsExactly(Criticality.SHEDDABLE)
+        // and the call is in the request's Weir context, which the same Reactor context carried
+        assertThat(seen.contexts["kt.crit"]).containsExactly(WebContext.NAME)
     }
+
+    @Test
+    fun aSuspendFunctionsResultSettlesItsCost(): Unit = runBlocking {
+        assertThat(calls.settled("abc")).isEqualTo("abc")
+        // 50 permits taken when the coroutine started, settled to 3 when it completed
+        assertThat(weir.quotas("kt.settled").single().remaining()).isEqualTo(97)
+        assertThat(stats("kt.settled").activeCalls()).isZero()
+    }
+
+    @Test
+    fun callsOnDispatchersIoLeaveNothingOnTheThreadsTheyRanOn(): Unit = runBlocking {
+        val calls = 10_000
+        val request = Context.of(ReactiveContext::class.java, ReactiveContext("kt-request", "kt-origin"))
+        withContext(request.asCoroutineContext()) {
+            (1..calls).map { async(Dispatchers.IO) { this@SuspendFunctionTests.calls.io() } }.awaitAll()
+        }
+        assertThat(stats("kt.io").totalPassed()).isEqualTo(calls.toLong())
+        assertThat(stats("kt.io").totalSucceeded()).isEqualTo(calls.toLong())
+        assertThat(stats("kt.io").activeCalls()).isZero()
+        assertThat(seen.origins["kt.io"]).containsOnly("kt-origin")
+        // a plain entry on each IO thread afterwards is in no request's context: none was left entered
+        val outside = probeContext()
+        val probes = (1..200).map { async(Dispatchers.IO) { probeContext() } }.awaitAll()
+        assertThat(probes).containsOnly(outside)
+    }
+
+    private fun probeContext(): String = weir.entry("kt.probe").use { "${it.contextName()}|${it.origin()}" }
 }
