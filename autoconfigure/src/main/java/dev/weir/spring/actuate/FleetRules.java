@@ -8,6 +8,7 @@ import dev.weir.rule.RuleSet;
 import dev.weir.rule.RuleViolation;
 import dev.weir.spring.fleet.FleetSync;
 import dev.weir.spring.fleet.FleetTraffic;
+import dev.weir.spring.fleet.RedisUnreachable;
 import dev.weir.spring.fleet.RulesStore;
 import dev.weir.spring.properties.InputLimits;
 import dev.weir.spring.properties.RuleChangeLog;
@@ -281,7 +282,7 @@ public final class FleetRules implements FleetSync.Applier {
       } catch (FleetSync.Refused refused) {
         return Outcome.problem(400, "Invalid rules", "version " + version + " cannot be read: "
             + refused.getMessage(), null);
-      } catch (RulesStore.Unreachable | RulesStore.Garbage e) {
+      } catch (RedisUnreachable | RulesStore.Garbage e) {
         return unreachable(e);
       }
       String change = "rollback to version " + version + ": " + change(base.rules(), target);
@@ -326,7 +327,7 @@ public final class FleetRules implements FleetSync.Applier {
     long current;
     try {
       current = store.version();
-    } catch (RulesStore.Unreachable | RulesStore.Garbage e) {
+    } catch (RedisUnreachable | RulesStore.Garbage e) {
       throw new Stop(unreachable(e));
     }
     if (ifMatch != null && ifMatch != current) {
@@ -340,7 +341,7 @@ public final class FleetRules implements FleetSync.Applier {
     byte[] document;
     try {
       document = store.document(current);
-    } catch (RulesStore.Unreachable e) {
+    } catch (RedisUnreachable e) {
       throw new Stop(unreachable(e));
     }
     if (document == null) {
@@ -396,7 +397,7 @@ public final class FleetRules implements FleetSync.Applier {
     try {
       written = store.write(expected, sync.highestKnown(), bytes,
           PostedRules.JSON.writeValueAsBytes(summary));
-    } catch (RulesStore.Unreachable | RulesStore.Garbage e) {
+    } catch (RedisUnreachable | RulesStore.Garbage e) {
       return unreachable(e);
     }
     if (!written.written()) {
@@ -475,7 +476,7 @@ public final class FleetRules implements FleetSync.Applier {
         }
       }
       instances = store.instances();
-    } catch (RulesStore.Unreachable | RulesStore.Garbage e) {
+    } catch (RedisUnreachable | RulesStore.Garbage e) {
       return readFailed(e);
     }
     Map<String, Object> body = new LinkedHashMap<>();
@@ -514,7 +515,7 @@ public final class FleetRules implements FleetSync.Applier {
     try {
       current = store.version();
       kept = store.history();
-    } catch (RulesStore.Unreachable | RulesStore.Garbage e) {
+    } catch (RedisUnreachable | RulesStore.Garbage e) {
       return readFailed(e);
     }
     List<Map<String, Object>> out = new ArrayList<>();

@@ -5,7 +5,9 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
+import org.springframework.core.CoroutinesUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
@@ -84,11 +86,11 @@ final class Handler {
   @Nullable Object invoke(@Nullable Object target, Object[] args, Throwable throwable) throws Throwable {
     MethodHandle handle = invoker;
     if (handle == null) {
-      Object[] handlerArgs = java.util.Arrays.copyOf(args, argCount + (takesThrowable ? 1 : 0));
+      Object[] handlerArgs = Arrays.copyOf(args, argCount + (takesThrowable ? 1 : 0));
       if (takesThrowable) {
         handlerArgs[argCount] = throwable;
       }
-      return org.springframework.core.CoroutinesUtils.invokeSuspendingFunction(method, target, handlerArgs);
+      return CoroutinesUtils.invokeSuspendingFunction(method, target, handlerArgs);
     }
     return (Object) handle.invokeExact(target, args, throwable);
   }

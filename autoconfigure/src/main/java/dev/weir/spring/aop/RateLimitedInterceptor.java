@@ -5,6 +5,7 @@ import dev.weir.Entry;
 import dev.weir.Weir;
 import dev.weir.spring.observation.RefusalObserver;
 import dev.weir.spring.web.CriticalityClaim;
+import java.util.Arrays;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -44,7 +45,7 @@ final class RateLimitedInterceptor implements MethodInterceptor {
     Object[] args = invocation.getArguments();
     if (guarded.returns == ReturnKind.SUSPEND) {
       // the continuation is the proxy's, not an argument of the call: keys and handlers never see it
-      args = java.util.Arrays.copyOf(args, args.length - 1);
+      args = Arrays.copyOf(args, args.length - 1);
     }
     GuardedMethod.Bound bound = guarded.bind(weir.get(), observer);
     if (guarded.returns != ReturnKind.VALUE) {

@@ -14,11 +14,12 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.annotation.MergedAnnotation;
-import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -169,7 +170,7 @@ final class RateLimitedMethods {
               + " static method is never called through the bean's proxy, so its calls would not be guarded.",
               "Make it an instance method of the bean and call it through the bean, or remove @RateLimited.");
         }
-        if (Modifier.isPrivate(modifiers) && org.springframework.core.KotlinDetector.isKotlinType(userClass)) {
+        if (Modifier.isPrivate(modifiers) && KotlinDetector.isKotlinType(userClass)) {
           throw new RateLimitedDeclarationException(userClass, method, "@RateLimited on "
               + HandlerResolver.describe(userClass, method) + " cannot take effect: the function is private, and a"
               + " private function is never called through the bean's proxy, so its calls would not be guarded.",
@@ -210,7 +211,7 @@ final class RateLimitedMethods {
       return;
     }
     String what = finalClass ? "its class is final" : "the method is final";
-    if (org.springframework.core.KotlinDetector.isKotlinType(userClass)) {
+    if (KotlinDetector.isKotlinType(userClass)) {
       // Kotlin classes and functions are final unless open; an inline function is always final, and
       // its body is copied into its callers, so no proxy could see its calls anyway
       what += " (Kotlin classes and functions are final unless declared open or opened by the kotlin-spring"

@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.lang.reflect.WildcardType;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
@@ -144,6 +145,6 @@ enum ReturnKind {
   /** The parameter types of {@code method} as its callers see them: without a suspend function's continuation. */
   static Class<?>[] callParameters(Method method) {
     Class<?>[] parameters = method.getParameterTypes();
-    return isSuspending(method) ? java.util.Arrays.copyOf(parameters, parameters.length - 1) : parameters;
+    return isSuspending(method) ? Arrays.copyOf(parameters, parameters.length - 1) : parameters;
   }
 }

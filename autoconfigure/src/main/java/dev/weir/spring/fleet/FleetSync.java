@@ -281,7 +281,7 @@ public final class FleetSync implements SmartLifecycle {
       long version = store.version();
       answered();
       follow(version);
-    } catch (RulesStore.Unreachable e) {
+    } catch (RedisUnreachable e) {
       unreachable(e.getMessage());
     } catch (RulesStore.Garbage e) {
       answered();
@@ -297,7 +297,7 @@ public final class FleetSync implements SmartLifecycle {
       lastHeartbeat = now;
       try {
         store.heartbeat(id, host, applied, state());
-      } catch (RulesStore.Unreachable | RulesStore.Garbage e) {
+      } catch (RedisUnreachable | RulesStore.Garbage e) {
         // the next poll reports it
       }
     }

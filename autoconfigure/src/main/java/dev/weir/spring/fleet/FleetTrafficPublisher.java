@@ -60,7 +60,7 @@ public final class FleetTrafficPublisher implements SmartLifecycle {
   /**
    * Publishes the reading of now, the resources with the most traffic first.
    *
-   * @throws FleetTrafficRedis.Unreachable when Redis does not answer
+   * @throws RedisUnreachable when Redis does not answer
    */
   public void publish() {
     redis.publish(id, reading());

@@ -134,7 +134,7 @@ public final class FleetTrafficRedis implements FleetTraffic {
     Sum sum;
     try {
       sum = read();
-    } catch (Unreachable e) {
+    } catch (RedisUnreachable e) {
       return Map.of();
     }
     Map<String, Map<String, Object>> out = new LinkedHashMap<>();
@@ -153,7 +153,7 @@ public final class FleetTrafficRedis implements FleetTraffic {
   /**
    * Reads the sum of the live instances' readings.
    *
-   * @throws Unreachable when Redis does not answer
+   * @throws RedisUnreachable when Redis does not answer
    */
   public Sum read() {
     List<Object> reply = run(READ, new byte[][] {bytes(instancesKey())},
@@ -217,7 +217,7 @@ public final class FleetTrafficRedis implements FleetTraffic {
    *
    * @param id this instance's id
    * @param readings its reading per resource, at most {@link #MAX_RESOURCES}
-   * @throws Unreachable when Redis does not answer
+   * @throws RedisUnreachable when Redis does not answer
    */
   public void publish(String id, Map<String, Reading> readings) {
     if (readings.size() > MAX_RESOURCES) {
@@ -237,7 +237,7 @@ public final class FleetTrafficRedis implements FleetTraffic {
   /**
    * Removes this instance's reading (a stopping instance leaves the sum at once).
    *
-   * @throws Unreachable when Redis does not answer
+   * @throws RedisUnreachable when Redis does not answer
    */
   public void remove(String id) {
     await(commands().del(bytes(instanceKey(id))));
@@ -263,7 +263,7 @@ public final class FleetTrafficRedis implements FleetTraffic {
     RedisClusterAsyncCommands<byte[], byte[]> async = commands();
     try {
       return await(async.evalsha(script.sha, ScriptOutputType.MULTI, keys, args));
-    } catch (Unreachable e) {
+    } catch (RedisUnreachable e) {
       if (e.getMessage() == null || !e.getMessage().contains("NOSCRIPT")) {
         throw e;
       }
@@ -280,7 +280,7 @@ public final class FleetTrafficRedis implements FleetTraffic {
     StatefulConnection<byte[], byte[]> open = stateful;
     if (open != null && !open.isOpen()) {
       // Lettuce would buffer the command until it reconnects and send a stale reading then.
-      throw new Unreachable("disconnected from Redis, reconnecting");
+      throw new RedisUnreachable("disconnected from Redis, reconnecting");
     }
     return async;
   }
@@ -294,7 +294,7 @@ public final class FleetTrafficRedis implements FleetTraffic {
       RedisConnection opened = factory.getConnection();
       if (!(opened instanceof LettuceConnection lettuce)) {
         opened.close();
-        throw new Unreachable("the fleet's traffic needs a Lettuce connection, got " + opened.getClass().getName());
+        throw new RedisUnreachable("the fleet's traffic needs a Lettuce connection, got " + opened.getClass().getName());
       }
       async = lettuce.getNativeConnection();
       stateful = async instanceof RedisAsyncCommands<byte[], byte[]> standalone ? standalone.getStatefulConnection()
@@ -303,15 +303,15 @@ public final class FleetTrafficRedis implements FleetTraffic {
       connection = opened;
       commands = async;
       return async;
-    } catch (Unreachable e) {
+    } catch (RedisUnreachable e) {
       throw e;
     } catch (RuntimeException e) {
-      throw new Unreachable("cannot connect to Redis: " + e.getMessage());
+      throw new RedisUnreachable("cannot connect to Redis: " + e.getMessage());
     }
   }
 
   private static <T> T await(RedisFuture<T> future) {
-    return RedisAwait.await(future, TIMEOUT, Unreachable::new);
+    return RedisAwait.await(future, TIMEOUT);
   }
 
   /** A count the script answered (an integer reply); 0 for anything else. */
@@ -362,16 +362,6 @@ public final class FleetTrafficRedis implements FleetTraffic {
    * @param resources the summed reading per resource, at most {@link #MAX_SUMMED}
    */
   public record Sum(int instances, int skipped, Map<String, Reading> resources) {
-  }
-
-  /** Redis did not answer, or not in time. */
-  public static final class Unreachable extends RuntimeException {
-
-    private static final long serialVersionUID = 1L;
-
-    Unreachable(String message) {
-      super(message);
-    }
   }
 
   private record Script(String text, String sha) {

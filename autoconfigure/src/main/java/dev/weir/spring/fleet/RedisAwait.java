@@ -5,33 +5,32 @@ import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Function;
 
 /**
  * Waits for one Redis reply of the fleet's store and traffic, at most {@code timeout}: a reply that
  * does not come in time is cancelled, and every way of not getting one (timeout, interrupt, error)
- * becomes the caller's "unreachable" exception, with the interrupt kept.
+ * becomes a {@link RedisUnreachable}, with the interrupt kept.
  */
 final class RedisAwait {
 
   private RedisAwait() {
   }
 
-  static <T> T await(RedisFuture<T> future, Duration timeout, Function<String, RuntimeException> unreachable) {
+  static <T> T await(RedisFuture<T> future, Duration timeout) {
     try {
       return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       future.cancel(false);
-      throw unreachable.apply("Redis did not answer within " + timeout.toMillis() + " ms");
+      throw new RedisUnreachable("Redis did not answer within " + timeout.toMillis() + " ms");
     } catch (InterruptedException e) {
       future.cancel(false);
       Thread.currentThread().interrupt();
-      throw unreachable.apply("interrupted while waiting for Redis");
+      throw new RedisUnreachable("interrupted while waiting for Redis");
     } catch (ExecutionException e) {
       Throwable cause = e.getCause() != null ? e.getCause() : e;
-      throw unreachable.apply(cause.getClass().getSimpleName() + ": " + cause.getMessage());
+      throw new RedisUnreachable(cause.getClass().getSimpleName() + ": " + cause.getMessage());
     } catch (RuntimeException e) {
-      throw unreachable.apply(e.getClass().getSimpleName() + ": " + e.getMessage());
+      throw new RedisUnreachable(e.getClass().getSimpleName() + ": " + e.getMessage());
     }
   }
 }

@@ -43,7 +43,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * return bounded lists of cut fields.
  *
  * <p>Every call waits at most {@link #TIMEOUT} and never queues behind a connection that is down:
- * it then fails at once with {@link Unreachable}. The connection is opened by
+ * it then fails at once with {@link RedisUnreachable}. The connection is opened by
  * {@link #connectIfNeeded()} only, on the caller's thread (the {@link FleetSync} thread).
  */
 public final class RulesStore {
@@ -114,7 +114,7 @@ public final class RulesStore {
   /**
    * Opens the connection when none is open yet.
    *
-   * @throws Unreachable when it cannot be opened now
+   * @throws RedisUnreachable when it cannot be opened now
    */
   public void connectIfNeeded() {
     if (commands != null) {
@@ -124,7 +124,7 @@ public final class RulesStore {
       RedisConnection opened = factory.getConnection();
       if (!(opened instanceof LettuceConnection lettuce)) {
         opened.close();
-        throw new Unreachable("the rules store needs a Lettuce connection, got " + opened.getClass().getName());
+        throw new RedisUnreachable("the rules store needs a Lettuce connection, got " + opened.getClass().getName());
       }
       RedisClusterAsyncCommands<byte[], byte[]> async = lettuce.getNativeConnection();
       stateful = async instanceof RedisAsyncCommands<byte[], byte[]> standalone ? standalone.getStatefulConnection()
@@ -132,17 +132,17 @@ public final class RulesStore {
               ? cluster.getStatefulConnection() : null;
       connection = opened;
       commands = async;
-    } catch (Unreachable e) {
+    } catch (RedisUnreachable e) {
       throw e;
     } catch (RuntimeException e) {
-      throw new Unreachable("cannot connect to Redis: " + e.getMessage());
+      throw new RedisUnreachable("cannot connect to Redis: " + e.getMessage());
     }
   }
 
   /**
    * Returns the current version, or 0 when the store is empty.
    *
-   * @throws Unreachable when Redis does not answer
+   * @throws RedisUnreachable when Redis does not answer
    * @throws Garbage when the version key holds no version
    */
   public long version() {
@@ -171,7 +171,7 @@ public final class RulesStore {
    * @param document the new document, JSON
    * @param summary its summary, JSON
    * @return the outcome: written with its version, or the version found current instead
-   * @throws Unreachable when Redis does not answer; the write may then have been stored or not
+   * @throws RedisUnreachable when Redis does not answer; the write may then have been stored or not
    * @throws Garbage when the version key holds no version
    */
   public Written write(long expected, long floor, byte[] document, byte[] summary) {
@@ -282,19 +282,19 @@ public final class RulesStore {
   private RedisClusterAsyncCommands<byte[], byte[]> commands() {
     RedisClusterAsyncCommands<byte[], byte[]> async = commands;
     if (async == null) {
-      throw new Unreachable("not connected to Redis yet");
+      throw new RedisUnreachable("not connected to Redis yet");
     }
     StatefulConnection<byte[], byte[]> open = stateful;
     if (open != null && !open.isOpen()) {
       // Lettuce would buffer the command until it reconnects and run it then, long after the
       // caller gave up on it (a write answered 503 must not be stored later): refuse it now.
-      throw new Unreachable("disconnected from Redis, reconnecting");
+      throw new RedisUnreachable("disconnected from Redis, reconnecting");
     }
     return async;
   }
 
   private static <T> T await(RedisFuture<T> future) {
-    return RedisAwait.await(future, TIMEOUT, Unreachable::new);
+    return RedisAwait.await(future, TIMEOUT);
   }
 
   private byte[] key(String name) {
@@ -352,16 +352,6 @@ public final class RulesStore {
    * @param summary its summary, JSON as stored (untrusted; empty when missing)
    */
   public record Kept(long version, byte[] summary) {
-  }
-
-  /** Redis did not answer, or there is no connection now. */
-  public static final class Unreachable extends RuntimeException {
-
-    private static final long serialVersionUID = 1L;
-
-    Unreachable(String message) {
-      super(message, null, false, false);
-    }
   }
 
   /** A key of the store holds what the store never writes there. */
