@@ -1,6 +1,7 @@
 package dev.weir.spring.aop;
 
 import dev.weir.annotation.RateLimited;
+import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
@@ -158,6 +159,9 @@ final class RateLimitedMethods {
           "Remove the value from the type's @RateLimited, or annotate the methods with @RateLimited(\""
               + typeAnnotation.value() + "\") instead.");
     }
+    if (KotlinDetector.isKotlinType(userClass)) {
+      companionFunctions(userClass);
+    }
     Map<Method, GuardedMethod> guarded = new HashMap<>();
     for (Method method : ReflectionUtils.getUniqueDeclaredMethods(userClass, ReflectionUtils.USER_DECLARED_METHODS)) {
       MergedAnnotation<RateLimited> onMethod =
@@ -191,6 +195,31 @@ final class RateLimitedMethods {
       }
     }
     return guarded.isEmpty() ? Map.of() : Map.copyOf(guarded);
+  }
+
+  /*
+   * A Kotlin companion object compiles to a nested class whose one instance sits in a static final
+   * field of the outer class. Its functions are called on that instance, never on a bean, so no proxy
+   * sees them; unless @JvmStatic copies one onto the outer class as a static method (refused above as
+   * static), such a function would be silently unguarded. The companion is found by that field.
+   */
+  private static void companionFunctions(Class<?> userClass) {
+    for (Field field : userClass.getDeclaredFields()) {
+      Class<?> type = field.getType();
+      int modifiers = field.getModifiers();
+      if (!Modifier.isStatic(modifiers) || !Modifier.isFinal(modifiers) || type.getDeclaringClass() != userClass) {
+        continue;
+      }
+      for (Method method : type.getDeclaredMethods()) {
+        if (MergedAnnotations.from(method).isPresent(RateLimited.class)) {
+          throw new RateLimitedDeclarationException(userClass, method, "@RateLimited on "
+              + HandlerResolver.describe(type, method) + " cannot take effect: it is a function of the companion"
+              + " object of " + userClass.getName() + ", which is not a bean, so no proxy sees its calls.",
+              "Make it a member function of the bean and call it through the bean, or guard its body with"
+                  + " Weir.asyncEntry (or weir-kotlin's guard), or remove @RateLimited.");
+        }
+      }
+    }
   }
 
   /*

@@ -79,6 +79,16 @@ class DeclarationTests {
   }
 
   @Test
+  void aFunctionOfACompanionObjectStopsTheStartNamingWhy() {
+    contexts.withBean(CompanionService.class).run(context -> {
+      assertThat(context).hasFailed();
+      assertThat(context.getStartupFailure()).rootCause()
+          .hasMessageContaining("CompanionService$Companion.helper()")
+          .hasMessageContaining("a function of the companion object of dev.weir.spring.async.CompanionService");
+    });
+  }
+
+  @Test
   void aSuspendFunctionNeedsKotlinReflectAndSaysSo() throws Exception {
     java.lang.reflect.Method call = null;
     for (java.lang.reflect.Method candidate : SuspendingService.class.getDeclaredMethods()) {

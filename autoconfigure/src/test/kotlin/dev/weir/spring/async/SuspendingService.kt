@@ -43,3 +43,14 @@ open class ClosedFunctionService {
     @RateLimited("kotlin.closed")
     suspend fun call(): String = "closed"
 }
+
+/** A bean whose companion object has a guarded function: the companion is no bean, no proxy sees it. */
+open class CompanionService {
+
+    open fun call(): String = helper()
+
+    companion object {
+        @RateLimited("kotlin.companion")
+        fun helper(): String = "helper"
+    }
+}
