@@ -168,6 +168,13 @@ open class KotlinCalls(private val weir: ObjectProvider<Weir>) {
         return "io"
     }
 
+    /** A member extension function: a method of the bean whose first argument is the receiver. */
+    @RateLimited("kt.extension")
+    open suspend fun String.shout(): String {
+        yield()
+        return uppercase()
+    }
+
     @RateLimited("kt.crit")
     open suspend fun critical(): String = withContext(Dispatchers.Default) { "crit" }
 

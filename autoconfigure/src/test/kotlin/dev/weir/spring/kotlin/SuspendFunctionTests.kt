@@ -190,4 +190,16 @@ class SuspendFunctionTests {
     }
 
     private fun probeContext(): String = weir.entry("kt.probe").use { "${it.contextName()}|${it.origin()}" }
+
+    @Test
+    fun aMemberExtensionFunctionIsGuardedWithItsReceiverAsTheFirstArgument(): Unit = runBlocking {
+        with(calls) {
+            assertThat("a".shout()).isEqualTo("A")
+            assertThat("b".shout()).isEqualTo("B")
+            // one call per receiver value: the hot-parameter rule reads the receiver as param-index 0
+            assertThatThrownBy { runBlocking { "a".shout() } }.isInstanceOf(BlockException::class.java)
+        }
+        assertThat(stats("kt.extension").totalPassed()).isEqualTo(2)
+        assertThat(stats("kt.extension").totalBlocked()).isEqualTo(1)
+    }
 }
