@@ -121,7 +121,7 @@ final class DocsChecker {
     return out;
   }
 
-  /** Snippets that are not their source's region, Java fences without a source, sources that are not compiled. */
+  /** Snippets that are not their source's region, Java and Kotlin fences without a source, sources that are not compiled. */
   List<String> snippetProblems(Path page) {
     List<String> out = new ArrayList<>();
     for (Markdown.Fence fence : page(page).fences()) {
@@ -130,6 +130,10 @@ final class DocsChecker {
       if (!source.find()) {
         if (fence.language().equals("java") && !UNCHECKED.matcher(fence.lineBefore()).find()) {
           out.add(at + ": a Java snippet without its source: put [File.java](path) <!-- snippet: tag --> on the line"
+              + " before the fence, and tag::tag[] / end::tag[] comments around the region in the file");
+        }
+        if (fence.language().equals("kotlin")) {
+          out.add(at + ": a Kotlin snippet without its source: put [File.kt](path) <!-- snippet: tag --> on the line"
               + " before the fence, and tag::tag[] / end::tag[] comments around the region in the file");
         }
         continue;
@@ -143,6 +147,12 @@ final class DocsChecker {
       if (fence.language().equals("java") && !(sourceName.endsWith(".java")
           && (sourceName.contains("/src/main/java/") || sourceName.contains("/src/test/java/")))) {
         out.add(at + ": a Java snippet must come from a compiled source (src/main/java or src/test/java), not "
+            + sourceName);
+        continue;
+      }
+      if (fence.language().equals("kotlin") && !(sourceName.endsWith(".kt")
+          && (sourceName.contains("/src/main/kotlin/") || sourceName.contains("/src/test/kotlin/")))) {
+        out.add(at + ": a Kotlin snippet must come from a compiled source (src/main/kotlin or src/test/kotlin), not "
             + sourceName);
         continue;
       }

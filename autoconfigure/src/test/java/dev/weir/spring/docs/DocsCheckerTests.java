@@ -103,6 +103,36 @@ class DocsCheckerTests {
   }
 
   @Test
+  void aKotlinFenceNeedsACompiledKotlinSourceWithTheRegion() throws IOException {
+    DocsChecker checker = checker("""
+        ```kotlin
+        fun unchecked() = 1
+        ```
+
+        [A.kt](../core/src/main/kotlin/x/A.kt) <!-- snippet: hello -->
+        ```kotlin
+        fun hello(name: String) = "hello " + name
+        ```
+
+        [A.java](../core/src/main/java/x/A.java) <!-- snippet: hello -->
+        ```kotlin
+        fun hello(name: String) = "hello " + name
+        ```
+        """);
+    Files.createDirectories(root.resolve("core/src/main/kotlin/x"));
+    Files.writeString(root.resolve("core/src/main/kotlin/x/A.kt"), """
+        package x
+
+        // tag::hello[]
+        fun hello(name: String) = "hello " + name
+        // end::hello[]
+        """);
+    assertThat(checker.snippetProblems(page())).satisfiesExactly(
+        problem -> assertThat(problem).contains("page.md:1", "a Kotlin snippet without its source"),
+        problem -> assertThat(problem).contains("page.md:11", "must come from a compiled source (src/main/kotlin"));
+  }
+
+  @Test
   void aJavaFenceMarkedUncheckedNeedsAReasonAndIsListed() throws IOException {
     DocsChecker checker = checker("""
         <!-- unchecked-java: needs a library no module has -->

@@ -133,7 +133,8 @@ class DocsTests {
 
   /**
    * The URLs of the sample applications' page name the port each sample runs on, as its
-   * {@code application.yml} sets it (the shop: Spring Boot's default 8080; the WebFlux sample: 8081).
+   * {@code application.yml} sets it (the shop: Spring Boot's default 8080; the WebFlux sample: 8081; the
+   * Kotlin sample: 8083).
    */
   @Test
   void theSamplesPageSendsEachSampleToItsOwnPort() throws IOException {
@@ -156,8 +157,12 @@ class DocsTests {
     assertThat(Files.readString(ROOT.resolve("sample-app/fleet.sh"))).contains("${PORTS:-8080 8082}");
     assertThat(ports(section)).isNotEmpty().isSubsetOf(fleetPorts)
         .doesNotContain(port("sample-webflux/src/main/resources/application.yml"));
-    assertThat(ports(page.substring(webflux))).isNotEmpty()
+    int kotlin = page.indexOf("## The Kotlin sample");
+    assertThat(kotlin).isGreaterThan(webflux);
+    assertThat(ports(page.substring(webflux, kotlin))).isNotEmpty()
         .containsOnly(port("sample-webflux/src/main/resources/application.yml"));
+    assertThat(ports(page.substring(kotlin))).isNotEmpty()
+        .containsOnly(port("sample-kotlin/src/main/resources/application.yml"));
   }
 
   /**
