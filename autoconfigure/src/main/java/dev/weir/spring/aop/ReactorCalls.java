@@ -1,12 +1,10 @@
 package dev.weir.spring.aop;
 
 import dev.weir.BlockException;
-import dev.weir.Criticality;
 import dev.weir.Entry;
 import dev.weir.Resource;
 import dev.weir.spring.observation.RefusalObserver;
-import dev.weir.spring.reactive.ReactiveContext;
-import dev.weir.spring.web.CriticalityClaim;
+import dev.weir.spring.reactive.ReactiveEntries;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -27,10 +25,8 @@ import reactor.util.context.Context;
  * <p>The method runs once, when called, and assembles its publisher; what is guarded is each
  * subscription to it: {@link GuardedMono}/{@link GuardedFlux} take an
  * {@linkplain Resource#asyncEntry asynchronous entry} of the method's {@link Resource} handle when
- * subscribed (in the {@link ReactiveContext} of the subscriber's Reactor context, else in the
- * subscribing thread's; with the criticality under the key {@code Criticality.class} there, else the
- * annotation's lowered by the claim under {@code CriticalityClaim.class}, or by the subscribing
- * thread's), and one {@link GuardedSubscriber} per subscription, both the subscriber of the method's
+ * subscribed (in the context and with the criticality that the subscriber's Reactor context gives,
+ * {@link ReactiveEntries}), and one {@link GuardedSubscriber} per subscription, both the subscriber of the method's
  * publisher and the subscription its subscriber sees, closes it exactly once, on the first of
  * complete, error and cancel (for a {@code Mono}, on its value), before passing the signal on; a
  * cancel before any value is an {@linkplain Entry#cancel() entry cancelled}, with no outcome.
@@ -141,34 +137,14 @@ final class ReactorCalls {
   }
 
   /**
-   * Takes the entry of one subscription, in the Reactor context's {@link ReactiveContext} when it
-   * holds one, else in the subscribing thread's context.
+   * Takes the entry of one subscription, as the subscriber's Reactor context says
+   * ({@link ReactiveEntries}).
    *
    * @throws BlockException when a rule refuses it
    */
   private static Entry enter(GuardedMethod.Bound bound, GuardedMethod guarded, Object[] args, Context reactor) {
-    Resource resource = bound.resource;
-    ReactiveContext context = reactor.getOrDefault(ReactiveContext.class, null);
-    Criticality given = reactor.getOrDefault(Criticality.class, null);
-    if (context == null) {
-      // the subscribing thread's context; a criticality written into the chain is the call's own
-      // then, which a context of that thread that gives one would still override
-      return resource.asyncEntry(guarded.entryType, guarded.permits, given != null ? given : own(guarded, reactor),
-          args);
-    }
-    if (given != null) {
-      return bound.weir.callInContext(context.name(), context.origin(), given,
-          () -> resource.asyncEntry(guarded.entryType, guarded.permits, given, args));
-    }
-    Criticality own = own(guarded, reactor);
-    return bound.weir.callInContext(context.name(), context.origin(),
-        () -> resource.asyncEntry(guarded.entryType, guarded.permits, own, args));
-  }
-
-  /** The annotation's criticality, lowered by the claim of the Reactor context, else the thread's. */
-  private static Criticality own(GuardedMethod guarded, Context reactor) {
-    Criticality claim = reactor.getOrDefault(CriticalityClaim.class, null);
-    return CriticalityClaim.bound(guarded.criticality, claim != null ? claim : CriticalityClaim.current());
+    return ReactiveEntries.asyncEntry(bound.weir, bound.resource, guarded.entryType, guarded.permits,
+        guarded.criticality, args, reactor);
   }
 
   /** A guarded {@code Mono}: one entry per subscription. */
