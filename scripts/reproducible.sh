@@ -7,7 +7,7 @@
 # rebuilder would use: a reproducible build is one that gives the same bytes from the same inputs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-modules=core,autoconfigure,starter,test
+modules=core,autoconfigure,kotlin,starter,test
 for run in a b; do
   mvn -B -ntp -q -Prelease -Dexec.skip -Dgpg.skip -DskipTests -Dweir-build.target=target-repro-$run \
     -pl "$modules" clean package >/dev/null

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The exported API against its committed baseline in {@code api/} at the repository root: weir-core's
  * exported packages (read from its module descriptor), {@code dev.weir.annotation}, weir-test's
- * public types and the {@code weir.*} properties. A type, member or property that changed or
+ * public types, weir-kotlin's {@code dev.weir.kotlin} and the {@code weir.*} properties. A type, member or property that changed or
  * disappeared fails the build, named in the message, and so does one that appeared: every change of
  * the API is seen in review. An intended change updates the baseline in the same commit
  * ({@code mvn -B -ntp -pl test -am verify -Dweir.api.update=true} rewrites it) with a line in
@@ -63,6 +63,13 @@ class ApiBaselineTest {
   void weirTest() throws Exception {
     try (Classes classes = Classes.of(location(DrivenTicker.class))) {
       compare("weir-test.api", ApiSignatures.of(classes.names(Set.of("dev.weir.test"))));
+    }
+  }
+
+  @Test
+  void weirKotlin() throws Exception {
+    try (Classes classes = Classes.of(location(Class.forName("dev.weir.kotlin.GuardKt")))) {
+      compare("weir-kotlin.api", ApiSignatures.of(classes.names(Set.of("dev.weir.kotlin"))));
     }
   }
 

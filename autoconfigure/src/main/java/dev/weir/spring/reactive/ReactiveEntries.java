@@ -43,7 +43,7 @@ public final class ReactiveEntries {
    * @throws BlockException when a rule refuses the call
    */
   public static Entry asyncEntry(Weir weir, Resource resource, EntryType type, int permits, Criticality own,
-      Object @Nullable [] args, ContextView reactor) {
+      @Nullable Object @Nullable [] args, ContextView reactor) {
     ReactiveContext context = reactor.getOrDefault(ReactiveContext.class, null);
     Criticality given = reactor.getOrDefault(Criticality.class, null);
     if (context == null) {
