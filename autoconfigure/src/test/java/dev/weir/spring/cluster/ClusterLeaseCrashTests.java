@@ -88,7 +88,8 @@ class ClusterLeaseCrashTests extends WithRedisServer {
     } finally {
       holder.destroyForcibly();
     }
-    assertThat(holderAdmitted).isEqualTo(3000);
+    // 3000, or a few more when the holder's leases in hand were spent at the 3000th (see LeaseHolder)
+    assertThat(holderAdmitted).isBetween(3000L, 3000L + 2 * (BLOCK + 1));
     assertThat(held).as("the holder held unspent leased permits when it was killed").isPositive();
 
     // A survivor spends what is left of the day: calls of more permits than a block (decided by

@@ -14,8 +14,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 /**
  * An instance that {@link ClusterLeaseCrashTests} starts as a JVM of its own and kills with
  * {@code SIGKILL}: it connects to the test's {@code redis-server} with leases on, spends
- * {@code calls} single permits of a cluster-mode rule of {@code count} per day as fast as it can,
- * prints {@code HOLDING <admitted> <held> <lease round trips>} (held: what its leases in hand have
+ * {@code calls} single permits of a cluster-mode rule of {@code count} per day as fast as it can
+ * (and a few more when its leases in hand happen to be spent then, so that it holds some), prints {@code HOLDING <admitted> <held> <lease round trips>} (held: what its leases in hand have
  * not spent) and then waits for its standard input to close, holding its leases.
  *
  * <p>Arguments: Redis port, key prefix, resource, count, calls.
@@ -42,9 +42,15 @@ final class LeaseHolder {
     for (int i = 0; i < calls; i++) {
       LeasedInstances.call(weir, resource);
     }
+    // The last call may have spent the last permit of the lease in hand while the next lease was
+    // still on its way: then nothing is held, and a kill would strand nothing. A few calls more (at
+    // most two blocks' worth) take a fresh lease and leave some of it unspent.
+    long held = held(weir);
+    for (int more = 0; held <= 0 && more < 2 * (count * 10 / 86_400 + 1); more++) {
+      LeasedInstances.call(weir, resource);
+      held = held(weir);
+    }
     ClusterStatus status = Objects.requireNonNull(weir.cluster());
-    long fromLeases = status.admitted() - (status.latencyCount() - status.leaseRequests());
-    long held = status.leasedPermits() - status.returnedPermits() - fromLeases;
     System.out.println("HOLDING " + status.admitted() + " " + held + " " + status.leaseRequests() + " "
         + status.fallbacks());
     System.out.flush();
@@ -52,5 +58,12 @@ final class LeaseHolder {
       // the test kills this process; if the test's JVM goes away first, standard input closes
     }
     System.exit(3);
+  }
+
+  /** What the leases in hand have not spent: leased, less given back, less what calls took of them. */
+  private static long held(Weir weir) {
+    ClusterStatus status = Objects.requireNonNull(weir.cluster());
+    long fromLeases = status.admitted() - (status.latencyCount() - status.leaseRequests());
+    return status.leasedPermits() - status.returnedPermits() - fromLeases;
   }
 }
