@@ -22,7 +22,6 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
-import org.reactivestreams.Subscription;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
@@ -34,7 +33,6 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import reactor.core.CoreSubscriber;
 
 /**
  * The cost of {@code @RateLimited} on a Kotlin {@code suspend} function, beside its cost on a
@@ -49,7 +47,7 @@ import reactor.core.CoreSubscriber;
  *       coroutine in the benchmark thread ({@code SuspendDriver}), its result read when the start
  *       returns (the call never suspends; one that did would fail the run).
  *   <li>{@code mono_passThrough} / {@code mono_weir}: the {@code Mono} method called and its
- *       {@code Mono} subscribed by a reused subscriber, as {@link ReactiveBenchmark} does.
+ *       {@code Mono} subscribed by {@link ReactiveBenchmark}'s reused subscriber.
  * </ul>
  *
  * <p>The setup fails unless Weir counted the guarded calls of both kinds and left none active.
@@ -79,35 +77,11 @@ public class SuspendCallBenchmark {
     }
   }
 
-  /** Takes every value into the blackhole; reusable, one subscription after another on one thread. */
-  static final class Sink implements CoreSubscriber<Object> {
-    Blackhole blackhole;
-
-    @Override
-    public void onSubscribe(Subscription subscription) {
-      subscription.request(Long.MAX_VALUE);
-    }
-
-    @Override
-    public void onNext(Object value) {
-      blackhole.consume(value);
-    }
-
-    @Override
-    public void onError(Throwable failure) {
-      throw new IllegalStateException(failure);
-    }
-
-    @Override
-    public void onComplete() {
-    }
-  }
-
   @State(Scope.Benchmark)
   public static class Calls {
     ConfigurableApplicationContext context;
     SuspendCalls calls;
-    final Sink sink = new Sink();
+    final ReactiveBenchmark.Sink sink = new ReactiveBenchmark.Sink();
     String name = "x";
 
     @Setup(Level.Trial)

@@ -9,6 +9,7 @@ import dev.weir.Resource;
 import dev.weir.Weir;
 import dev.weir.spring.observation.RefusalObserver;
 import dev.weir.spring.reactive.ReactiveContext;
+import dev.weir.spring.reactive.ReactiveEntries;
 import dev.weir.spring.web.CriticalityClaim;
 import dev.weir.spring.web.RateLimitHeaders;
 import dev.weir.spring.web.RequestView;
@@ -140,16 +141,11 @@ public final class WeirRouteWebFilter implements WebFilter, Ordered {
       Context reactor = actual.currentContext();
       Object[] args = {new ServerRequestView(exchange.getRequest()), principal};
       ReactiveContext context = reactor.getOrDefault(ReactiveContext.class, null);
-      Criticality given = reactor.getOrDefault(Criticality.class, null);
-      Criticality criticality = given != null ? given
-          : CriticalityClaim.bound(Criticality.CRITICAL, reactor.getOrDefault(CriticalityClaim.class, null));
-      Weir weir = filter.weir;
       Entry entry;
       try {
-        entry = context == null ? enter(resource, route, args, criticality)
-            : given != null
-                ? weir.callInContext(context.name(), context.origin(), given, () -> enter(resource, route, args, given))
-                : weir.callInContext(context.name(), context.origin(), () -> enter(resource, route, args, criticality));
+        // in the request's context, CRITICAL lowered by its claim, as any reactive call
+        entry = ReactiveEntries.asyncEntry(filter.weir, resource, EntryType.IN, route.permits(), Criticality.CRITICAL,
+            args, reactor);
       } catch (BlockException refused) {
         filter.observer.refused(refused, reactor.getOrDefault(RefusalObserver.OBSERVATION_KEY, null));
         if (filter.rateLimitHeaders) {
@@ -258,10 +254,6 @@ public final class WeirRouteWebFilter implements WebFilter, Ordered {
       handles[at] = handle;
     }
     return handle;
-  }
-
-  private static Entry enter(Resource resource, Route route, Object[] args, Criticality criticality) {
-    return resource.asyncEntry(EntryType.IN, route.permits(), criticality, args);
   }
 
   private List<Quota> quotas(Resource resource, Object[] args, ReactiveContext context) {
