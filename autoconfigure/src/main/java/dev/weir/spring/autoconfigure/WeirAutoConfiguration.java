@@ -7,6 +7,7 @@ import dev.weir.cluster.ClusterClient;
 import dev.weir.rule.InvalidRulesException;
 import dev.weir.rule.RuleViolation;
 import dev.weir.spring.aop.RateLimitedAdvisor;
+import dev.weir.spring.aop.StaticRateLimitedMethods;
 import dev.weir.spring.aop.WeirTaskDecorator;
 import dev.weir.spring.properties.RuleChangeLog;
 import dev.weir.spring.properties.WeirProperties;
@@ -16,6 +17,7 @@ import dev.weir.spring.observation.RefusalObserver;
 import dev.weir.spring.rules.RuleSources;
 import java.util.ArrayList;
 import java.util.List;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -28,6 +30,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
@@ -110,6 +113,13 @@ public final class WeirAutoConfiguration {
     return new RateLimitedAdvisor(SingletonSupplier.of(weir::getObject),
         SingletonSupplier.of(() -> observer.getIfAvailable(RefusalObserver::none)))
         .classProxies(environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true));
+  }
+
+  /** A {@code @RateLimited} static method of the application's classes stops the start. */
+  @Bean
+  @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+  static StaticRateLimitedMethods weirStaticRateLimitedMethods(BeanFactory beanFactory, ResourceLoader resourceLoader) {
+    return new StaticRateLimitedMethods(beanFactory, resourceLoader);
   }
 
   @Bean
