@@ -33,6 +33,8 @@ import org.springframework.util.ClassUtils;
 public final class StaticRateLimitedMethods implements SmartInitializingSingleton {
 
   private static final String ANNOTATION = RateLimited.class.getName();
+  /** The name of Spring Boot's shared reader factory (its SharedMetadataReaderFactoryContextInitializer's BEAN_NAME). */
+  private static final String SHARED_READERS = "org.springframework.boot.autoconfigure.internalCachingMetadataReaderFactory";
 
   private final BeanFactory beanFactory;
   private final ResourcePatternResolver resources;
@@ -53,7 +55,7 @@ public final class StaticRateLimitedMethods implements SmartInitializingSingleto
     if (!AutoConfigurationPackages.has(beanFactory)) {
       return;
     }
-    MetadataReaderFactory readers = new CachingMetadataReaderFactory(resources);
+    MetadataReaderFactory readers = readers();
     for (String name : AutoConfigurationPackages.get(beanFactory)) {
       for (Resource classFile : classFiles(name)) {
         for (MethodMetadata annotated : annotatedMethods(readers, classFile)) {
@@ -63,6 +65,21 @@ public final class StaticRateLimitedMethods implements SmartInitializingSingleto
         }
       }
     }
+  }
+
+  /*
+   * Spring Boot's shared reader factory when there is one: component scanning of the same packages
+   * has just read their class files through it, and it keeps what it read until the context is
+   * refreshed, so they are not parsed twice. Else one of its own, kept for this check only.
+   */
+  private MetadataReaderFactory readers() {
+    if (beanFactory.containsBean(SHARED_READERS)) {
+      Object shared = beanFactory.getBean(SHARED_READERS);
+      if (shared instanceof MetadataReaderFactory factory) {
+        return factory;
+      }
+    }
+    return new CachingMetadataReaderFactory(resources);
   }
 
   private Resource[] classFiles(String packageName) {

@@ -1,13 +1,17 @@
 package dev.weir.spring.toplevel;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.weir.spring.aop.RateLimitedDeclarationException;
 import dev.weir.spring.autoconfigure.WeirAutoConfiguration;
+import dev.weir.spring.toplevel.kotlin.TopLevelApplication;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurationPackages;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
@@ -45,6 +49,15 @@ class StaticRateLimitedMethodsTests {
           .hasMessageContaining("dev.weir.spring.toplevel.java.Lookups.find(String)")
           .hasMessageContaining("the method is static, and a static method is never called through a bean's proxy");
     });
+  }
+
+  @Test
+  void aSpringBootApplicationWithATopLevelGuardedFunctionDoesNotStart() {
+    // a real start: component scanning, Boot's shared class-file readers, the failure analysis
+    SpringApplicationBuilder application = new SpringApplicationBuilder(TopLevelApplication.class)
+        .web(WebApplicationType.NONE).properties("spring.main.banner-mode=off", "logging.level.root=OFF");
+    assertThatThrownBy(application::run).isInstanceOf(RateLimitedDeclarationException.class)
+        .hasMessageContaining("TopLevelKt.shout(String)");
   }
 
   @Test
