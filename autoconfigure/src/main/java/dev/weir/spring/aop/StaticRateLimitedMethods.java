@@ -27,7 +27,8 @@ import org.springframework.util.ClassUtils;
  * static method of a file class.
  *
  * <p>Reads the class files with Spring's metadata readers (ASM: no class is loaded or initialized but
- * one that has such a method, to name it); the packages are those component scanning reads too. An
+ * one whose class file shows such a method, loaded to tell it from a compiler's synthetic one and to
+ * name it); the packages are those component scanning reads too. An
  * application without auto-configuration packages (a context built by hand) is not scanned.
  */
 public final class StaticRateLimitedMethods implements SmartInitializingSingleton {
@@ -60,7 +61,7 @@ public final class StaticRateLimitedMethods implements SmartInitializingSingleto
       for (Resource classFile : classFiles(name)) {
         for (MethodMetadata annotated : annotatedMethods(readers, classFile)) {
           if (annotated.isStatic()) {
-            throw refused(annotated);
+            refuseIfDeclared(annotated);
           }
         }
       }
@@ -99,11 +100,23 @@ public final class StaticRateLimitedMethods implements SmartInitializingSingleto
     }
   }
 
-  private RateLimitedDeclarationException refused(MethodMetadata annotated) {
+  /*
+   * The class file says a static method carries the annotation; the compiler may have put it there
+   * on a method of its own making: Kotlin gives each open suspend function a static, synthetic
+   * "name$suspendImpl" body that carries its annotations, while the function itself (a bean's
+   * method) is guarded. The class files do not say what is synthetic, so the class is loaded (not
+   * initialized) and only a static method that is neither synthetic nor a bridge is refused.
+   */
+  private void refuseIfDeclared(MethodMetadata annotated) {
     Class<?> type = ClassUtils.resolveClassName(annotated.getDeclaringClassName(), resources.getClassLoader());
     Method method = staticMethod(type, annotated.getMethodName());
-    String where = method != null ? HandlerResolver.describe(type, method)
-        : type.getName() + "." + annotated.getMethodName();
+    if (method != null) {
+      throw refused(type, method);
+    }
+  }
+
+  private static RateLimitedDeclarationException refused(Class<?> type, Method method) {
+    String where = HandlerResolver.describe(type, method);
     boolean kotlinFile = type.getSimpleName().endsWith("Kt");
     return new RateLimitedDeclarationException(type, method, "@RateLimited on " + where + " cannot take effect: the"
         + " method is static" + (kotlinFile ? " (a Kotlin top-level function, an extension function too, compiles to"
@@ -115,8 +128,8 @@ public final class StaticRateLimitedMethods implements SmartInitializingSingleto
 
   private static @Nullable Method staticMethod(Class<?> type, String name) {
     for (Method method : type.getDeclaredMethods()) {
-      if (method.getName().equals(name) && Modifier.isStatic(method.getModifiers())
-          && method.isAnnotationPresent(RateLimited.class)) {
+      if (method.getName().equals(name) && Modifier.isStatic(method.getModifiers()) && !method.isSynthetic()
+          && !method.isBridge() && method.isAnnotationPresent(RateLimited.class)) {
         return method;
       }
     }

@@ -64,6 +64,9 @@ class StaticRateLimitedMethodsTests {
   void packagesWithoutStaticGuardedMethodsStart() {
     // the getting-started example's package: a bean with a guarded instance method
     inPackage("dev.weir.spring.docs.examples.gettingstarted").run(context -> assertThat(context).hasNotFailed());
+    // guarded open suspend functions: Kotlin compiles each with a static synthetic name$suspendImpl
+    // that carries the annotation, which is no declaration of the user's
+    inPackage("dev.weir.spring.kotlin").run(context -> assertThat(context).hasNotFailed());
     // no auto-configuration packages (a context built by hand): nothing is scanned
     contexts.run(context -> assertThat(context).hasNotFailed());
   }
