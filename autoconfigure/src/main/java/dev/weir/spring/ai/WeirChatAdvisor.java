@@ -132,8 +132,11 @@ public final class WeirChatAdvisor implements CallAdvisor, StreamAdvisor {
       entry.close();
       throw failure;
     }
-    settle(entry, response == null ? null : totalTokens(response.chatResponse()));
-    entry.close();
+    try {
+      settle(entry, response == null ? null : totalTokens(response.chatResponse()));
+    } finally {
+      entry.close(); // a usage that fails when read leaves with the estimate kept, never with the permits
+    }
     return response;
   }
 
@@ -166,8 +169,11 @@ public final class WeirChatAdvisor implements CallAdvisor, StreamAdvisor {
             }
           })
           .doOnComplete(() -> {
-            settle(entry, total.get());
-            entry.close();
+            try {
+              settle(entry, total.get());
+            } finally {
+              entry.close();
+            }
           })
           .doOnError(failure -> {
             entry.recordError(failure);

@@ -45,9 +45,12 @@ class ChatTokenLimitTests {
     final AtomicInteger calls = new AtomicInteger();
     final AtomicInteger streams = new AtomicInteger();
     volatile Integer usage = 10;
+    /** Answers with a usage whose reading throws, as a provider's broken usage would. */
+    volatile boolean brokenUsage;
 
     private ChatResponse answer(Integer total) {
-      ChatResponseMetadata metadata = total == null ? new ChatResponseMetadata()
+      ChatResponseMetadata metadata = brokenUsage ? ChatResponseMetadata.builder().usage(new BrokenUsage()).build()
+          : total == null ? new ChatResponseMetadata()
           : ChatResponseMetadata.builder().usage(new DefaultUsage(1, total - 1, total)).build();
       return new ChatResponse(List.of(new Generation(new AssistantMessage("ok"))), metadata);
     }
@@ -64,6 +67,29 @@ class ChatTokenLimitTests {
         streams.incrementAndGet();
         return Flux.just(answer(null), answer(null), answer(usage)); // usage on the last chunk only
       });
+    }
+  }
+
+  /** A usage that fails when read. */
+  static final class BrokenUsage implements org.springframework.ai.chat.metadata.Usage {
+    @Override
+    public Integer getPromptTokens() {
+      throw new IllegalStateException("no prompt tokens");
+    }
+
+    @Override
+    public Integer getCompletionTokens() {
+      throw new IllegalStateException("no completion tokens");
+    }
+
+    @Override
+    public Integer getTotalTokens() {
+      throw new IllegalStateException("no total tokens");
+    }
+
+    @Override
+    public Object getNativeUsage() {
+      return "broken";
     }
   }
 
@@ -189,6 +215,17 @@ class ChatTokenLimitTests {
               .content()).isInstanceOf(ParamFlowException.class);
           chat.prompt("hello").advisors(a -> a.param(WeirChatAdvisor.KEY, "bob")).call().content();
         });
+  }
+
+  @Test
+  void aUsageThatFailsWhenReadStillGivesThePermitsBack() {
+    runner.run(context -> {
+      ChatClient chat = context.getBean(ChatClient.Builder.class).build();
+      context.getBean(CountingModel.class).brokenUsage = true;
+      Weir weir = context.getBean(Weir.class);
+      assertThatThrownBy(() -> chat.prompt("hello").call().content()).hasMessage("no total tokens");
+      assertThat(weir.statistics("ai:chat").activeCalls()).as("the call's place given back").isZero();
+    });
   }
 
   @Test
