@@ -108,8 +108,18 @@ public final class StaticRateLimitedMethods implements SmartInitializingSingleto
    * initialized) and only a static method that is neither synthetic nor a bridge is refused.
    */
   private void refuseIfDeclared(MethodMetadata annotated) {
-    Class<?> type = ClassUtils.resolveClassName(annotated.getDeclaringClassName(), resources.getClassLoader());
-    Method method = staticMethod(type, annotated.getMethodName());
+    Class<?> type;
+    try {
+      type = ClassUtils.resolveClassName(annotated.getDeclaringClassName(), resources.getClassLoader());
+    } catch (IllegalArgumentException unloadable) {
+      return; // a class that cannot load (a missing optional library) is never called, guarded or not
+    }
+    Method method;
+    try {
+      method = staticMethod(type, annotated.getMethodName());
+    } catch (LinkageError unlinkable) {
+      return; // its methods name a class that is missing: nothing calls them either
+    }
     if (method != null) {
       throw refused(type, method);
     }
