@@ -185,6 +185,15 @@ open class KotlinCalls(private val weir: ObjectProvider<Weir>) {
         }
     }
 
+    /** Endless: only a collector that stops (take, first, a cancel) ends its collection. */
+    @RateLimited("kt.flowEndless")
+    open fun endless(): Flow<Int> = flow {
+        var i = 0
+        while (true) {
+            emit(i++)
+        }
+    }
+
     @RateLimited("kt.flowFailing", fallback = "flowFallback")
     open fun failingNumbers(): Flow<Int> = flow {
         emit(1)

@@ -9,6 +9,8 @@ import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.TimeoutCancellationException
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
+import kotlinx.coroutines.flow.first
+import kotlinx.coroutines.flow.take
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
@@ -201,5 +203,20 @@ class SuspendFunctionTests {
         }
         assertThat(stats("kt.extension").totalPassed()).isEqualTo(2)
         assertThat(stats("kt.extension").totalBlocked()).isEqualTo(1)
+    }
+
+    @Test
+    fun aCollectorThatStopsEarlyReleasesTheCollectionsEntry(): Unit = runBlocking {
+        assertThat(calls.endless().take(3).toList()).containsExactly(0, 1, 2)
+        assertThat(calls.endless().first()).isEqualTo(0)
+        val collecting = launch(Dispatchers.Default) { calls.endless().collect { yield() } }
+        while (stats("kt.flowEndless").activeCalls() != 1L) {
+            yield()
+        }
+        collecting.cancel()
+        collecting.join()
+        assertThat(stats("kt.flowEndless").totalPassed()).isEqualTo(3)
+        assertThat(stats("kt.flowEndless").activeCalls()).isZero()
+        assertThat(stats("kt.flowEndless").totalFailed()).isZero()
     }
 }
