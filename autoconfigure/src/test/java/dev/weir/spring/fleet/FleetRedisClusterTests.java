@@ -10,9 +10,9 @@ import static dev.weir.spring.fleet.Fleet.writeFlow;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.weir.Weir;
+import dev.weir.spring.test.RedisClusterNodes;
 import dev.weir.spring.test.RedisServer;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -39,23 +39,7 @@ class FleetRedisClusterTests {
 
   @BeforeAll
   static void startCluster() throws InterruptedException {
-    for (int i = 0; i < 3; i++) {
-      nodes.add(RedisServer.start(List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes-{port}.conf",
-          "--dir", dir.toString())));
-    }
-    nodes.get(0).call("CLUSTER", "ADDSLOTSRANGE", "0", "5460");
-    nodes.get(1).call("CLUSTER", "ADDSLOTSRANGE", "5461", "10922");
-    nodes.get(2).call("CLUSTER", "ADDSLOTSRANGE", "10923", "16383");
-    for (int i = 1; i < 3; i++) {
-      nodes.get(0).call("CLUSTER", "MEET", "127.0.0.1", Integer.toString(nodes.get(i).port()));
-    }
-    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-    while (!nodes.stream().allMatch(node -> ((String) node.call("CLUSTER", "INFO")).contains("cluster_state:ok"))) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("the test's Redis Cluster did not reach cluster_state:ok in 20 s");
-      }
-      Thread.sleep(50); // gossip between real processes
-    }
+    nodes.addAll(RedisClusterNodes.start(dir));
   }
 
   @AfterAll
