@@ -82,40 +82,13 @@ class GatewayMvcTests {
 
   @Test
   void perRouteExactlyThreeAMinuteAndRefusalsNeverReachTheBackend() {
-    for (int i = 0; i < 3; i++) {
-      HttpResponse<String> admitted = Http.get(port, "/mvc-route/a");
-      assertThat(admitted.statusCode()).isEqualTo(200);
-      assertThat(admitted.body()).isEqualTo("ok");
-      assertThat(admitted.headers().firstValue("RateLimit-Policy")).hasValue("\"per-minute\";q=3;w=60");
-      String left = "\"per-minute\";r=" + (2 - i) + ";";
-      assertThat(admitted.headers().firstValue("RateLimit")).hasValueSatisfying(value -> assertThat(value).startsWith(left));
-    }
-    HttpResponse<String> refused = Http.get(port, "/mvc-route/a");
-    assertThat(refused.statusCode()).isEqualTo(429);
-    assertThat(refused.headers().firstValue("RateLimit-Policy")).hasValue("\"per-minute\";q=3;w=60");
-    assertThat(refused.headers().firstValue("RateLimit")).hasValue("\"per-minute\";r=0;t=60");
-    assertThat(refused.headers().firstValue("Retry-After")).hasValue("60");
+    HttpResponse<String> refused = GatewayScenarios.exactlyThreeAMinute(port, backend, ticker, "/mvc-route/a");
     assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
-    assertThat(backend.received("/mvc-route/a")).as("the refusal never reached the backend").isEqualTo(3);
-
-    ticker.advance(Duration.ofSeconds(60).minusNanos(1));
-    assertThat(Http.get(port, "/mvc-route/a").statusCode()).as("any span of a minute").isEqualTo(429);
-    ticker.advanceNanos(1);
-    assertThat(Http.get(port, "/mvc-route/a").statusCode()).isEqualTo(200);
-    assertThat(backend.received("/mvc-route/a")).isEqualTo(4);
   }
 
   @Test
   void perKeyFromTheJavaDsl() {
-    assertThat(Http.get(port, "/mvc-key/x", "alice").statusCode()).isEqualTo(200);
-    assertThat(Http.get(port, "/mvc-key/x", "alice").statusCode()).isEqualTo(200);
-    HttpResponse<String> refused = Http.get(port, "/mvc-key/x", "alice");
-    assertThat(refused.statusCode()).isEqualTo(429);
-    assertThat(refused.headers().firstValue("RateLimit-Policy")).hasValue("\"per-key\";q=2;w=60");
-    assertThat(Http.get(port, "/mvc-key/x", "bob").statusCode()).as("another key").isEqualTo(200);
-    assertThat(Http.get(port, "/mvc-key/x", "bob").statusCode()).isEqualTo(200);
-    assertThat(Http.get(port, "/mvc-key/x", "bob").statusCode()).isEqualTo(429);
-    assertThat(backend.received("/mvc-key/x")).isEqualTo(4);
+    GatewayScenarios.eachKeyItsOwnQuota(port, backend, "/mvc-key/x");
   }
 
   @Test
